@@ -1,0 +1,46 @@
+# iopoll: the series in patches/, and a harness to apply, build, boot, test and measure it.
+# See README.md.  Knobs: PROFILE=debug|bench ACCEL=auto|kvm|tcg BACKEND=null|file VCPUS=N
+#                        BENCH=quick|full VM_TIMEOUT=seconds
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+PROFILE ?= debug
+export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH
+
+.PHONY: all deps tree export kernel selftests vm check check-series bench lint help
+
+all: help
+
+help:
+	@sed -n '1,3p' Makefile; echo; grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
+
+deps: ## install build and test packages (apt, as root)
+	scripts/deps.sh
+
+tree: deps ## extract linux-source into build/linux and apply patches/ as commits
+	scripts/tree.sh
+
+export: ## regenerate patches/ from the commits in build/linux
+	scripts/export.sh
+
+kernel: tree ## build build/bzImage-$(PROFILE)
+	scripts/kernel.sh $(PROFILE)
+
+selftests: tree ## build tools/testing/selftests/iopoll into build/kselftest
+	scripts/selftests.sh
+
+vm: ## boot the $(PROFILE) kernel and run CMD in the guest: make vm CMD='fio ...'
+	@[ -n "$(CMD)" ] || { echo "error: set CMD='command to run in the guest'" >&2; exit 2; }
+	scripts/vm.sh -p $(PROFILE) -- '$(CMD)'
+
+check: ## the tests: series hygiene, debug kernel, KUnit and kselftests in the guest, dmesg
+	scripts/check.sh
+
+check-series: tree ## build the kernel after every patch (bisectability)
+	scripts/check-series.sh
+
+bench: ## the benchmark: fio matrix in the bench kernel, report in results/latest
+	scripts/bench.sh
+
+lint: ## shellcheck the harness
+	cd scripts && shellcheck -x *.sh
+	shellcheck -x guest/*.sh

@@ -1,0 +1,311 @@
+#!/bin/bash
+# Guest-side benchmark driver for iowait_poll. Runs inside the test VM.
+#
+#   guest/bench.sh OUTDIR PROFILE BOOT
+#     PROFILE: quick (3 reps x 3 s) | full (5 reps x 8 s)
+#     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
+#              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
+#                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
+#
+# Each run writes RAWDIR/<workload>__<mode>__r<rep>.json (counters before/after,
+# wall time, extra results) and, for fio rows, <same name>.fio.json (fio json+).
+set -euo pipefail
+
+die() {
+	echo "bench.sh: error: $*" >&2
+	exit 1
+}
+
+[ $# -eq 3 ] || die "usage: $0 OUTDIR quick|full main|idlepoll"
+OUTDIR=$1 PROFILE=$2 BOOT=$3
+
+case $PROFILE in
+quick) REPS=3 RUNTIME=3 NFILES=5000 ;;
+full) REPS=5 RUNTIME=8 NFILES=20000 ;;
+*) die "PROFILE=$PROFILE is not valid; use quick or full" ;;
+esac
+case $BOOT in
+main) RAWDIR=$OUTDIR/raw ENVFILE=$OUTDIR/env.json ;;
+idlepoll) RAWDIR=$OUTDIR/raw-idlepoll ENVFILE=$OUTDIR/env-idlepoll.json ;;
+*) die "BOOT=$BOOT is not valid; use main or idlepoll" ;;
+esac
+
+RAMP=1
+EXT4_DIR=/tmp/iopoll-ext4
+CLK_TCK=$(getconf CLK_TCK)
+
+# ---- devices ---------------------------------------------------------------
+
+# find_disk SERIAL: print the nvme*n1 disk name whose controller has SERIAL.
+find_disk() {
+	local want=$1 dev serial
+	for dev in /sys/block/nvme*n1; do
+		[ -r "$dev/device/serial" ] || continue
+		read -r serial <"$dev/device/serial" || true
+		if [ "$serial" = "$want" ]; then
+			basename "$dev"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# check_disk DISK: the sysfs and debugfs files of the feature must exist.
+check_disk() {
+	local disk=$1 f
+	for f in /sys/block/"$disk"/queue/iowait_poll \
+		/sys/block/"$disk"/queue/iowait_poll_budget_us \
+		/sys/kernel/debug/block/"$disk"/iowait_poll_stats; do
+		[ -e "$f" ] || die "$f is missing: is the iopoll kernel booted (and debugfs mounted)?"
+	done
+}
+
+MAIN=$(find_disk iopoll-main) || die "no NVMe disk with serial iopoll-main (looked at /sys/block/nvme*n1/device/serial)"
+check_disk "$MAIN"
+DATA=
+if [ "$BOOT" = main ]; then
+	DATA=$(find_disk iopoll-data) || die "no NVMe disk with serial iopoll-data (needed by the metadata_walk row)"
+	check_disk "$DATA"
+fi
+command -v fio >/dev/null || die "fio is not installed"
+
+# set_poll DISK 0|1
+set_poll() {
+	echo "$2" >"/sys/block/$1/queue/iowait_poll"
+}
+
+restore_poll() {
+	local disk
+	for disk in $MAIN $DATA; do
+		echo 0 >"/sys/block/$disk/queue/iowait_poll" 2>/dev/null || true
+	done
+	if mountpoint -q "$EXT4_DIR"; then umount "$EXT4_DIR" || true; fi
+}
+trap restore_poll EXIT
+
+# ---- JSON helpers ----------------------------------------------------------
+
+# json_str TEXT: TEXT as a JSON string.
+json_str() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\t'/ }
+	s=${s//$'\n'/\\n}
+	printf '"%s"' "$s"
+}
+
+# ctrl_of DISK: the controller name (nvme0) that DISK's IRQ vectors are named after.
+ctrl_of() {
+	basename "$(readlink -f "/sys/block/$1/device")"
+}
+
+# snapshot DISK: print a JSON object with every counter that a run reports.
+snapshot() {
+	local disk=$1 ctrl stats irqs irq_lines cpu ctxt diskstat
+	ctrl=$(ctrl_of "$disk")
+	# "name value" lines -> "name": value
+	stats=$(awk 'NF == 2 { printf "%s\"%s\": %s", (n++ ? ", " : ""), $1, $2 }' \
+		"/sys/kernel/debug/block/$disk/iowait_poll_stats")
+	# Sum the per-CPU columns of every line that names one of ctrl's queues.
+	irqs=$(awk -v re="(^|[ ,])${ctrl}q[0-9]+(,|$)" '
+		NR == 1 { ncpu = NF; next }
+		$0 ~ re { for (i = 2; i <= ncpu + 1; i++) n += $i }
+		END { print n + 0 }' /proc/interrupts)
+	irq_lines=$(grep -E "${ctrl}q[0-9]+" /proc/interrupts || true)
+	cpu=$(awk '$1 == "cpu" { $1 = ""; sub(/^ /, ""); gsub(/ /, ", "); print }' /proc/stat)
+	ctxt=$(awk '$1 == "ctxt" { print $2 }' /proc/stat)
+	diskstat=$(awk '{ $1 = $1; gsub(/ /, ", "); print }' "/sys/block/$disk/stat")
+	printf '{"t_ns": %s, "poll_stats": {%s}, "irqs": %s, "irq_lines": %s, ' \
+		"$(date +%s%N)" "$stats" "$irqs" "$(json_str "$irq_lines")"
+	printf '"ctxt": %s, "cpu_jiffies": [%s], "diskstat": [%s]}' "$ctxt" "$cpu" "$diskstat"
+}
+
+# ---- runs ------------------------------------------------------------------
+
+# fio_args WORKLOAD MODE DISK: print one fio argument per line.
+fio_args() {
+	local workload=$1 mode=$2 disk=$3
+	printf '%s\n' --name=x "--filename=/dev/$disk" --time_based "--runtime=$RUNTIME" \
+		"--ramp_time=$RAMP" --size=4G --randrepeat=0 --norandommap --group_reporting \
+		--percentile_list=50:99:99.9 --bs=4k
+	case $workload in
+	psync_qd1_randread | corunner)
+		if [ "$mode" = iopoll ]; then
+			printf '%s\n' --ioengine=io_uring --hipri=1 --iodepth=1 --direct=1 --rw=randread
+		else
+			printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randread
+		fi
+		if [ "$workload" = corunner ]; then echo --cpus_allowed=0; fi
+		;;
+	psync_qd1_randwrite) printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randwrite ;;
+	buffered_randread) printf '%s\n' --ioengine=psync --iodepth=1 --direct=0 --rw=randread --fadvise_hint=random ;;
+	libaio_qd32_randread) printf '%s\n' --ioengine=libaio --iodepth=32 --direct=1 --rw=randread ;;
+	*) die "no fio arguments for $workload" ;;
+	esac
+}
+
+# corunner SECONDS: a CPU-bound loop pinned to CPU 0; prints "iterations seconds".
+corunner() {
+	taskset -c 0 python3 -c '
+import sys, time
+end = time.monotonic() + float(sys.argv[1])
+start = time.monotonic()
+n = 0
+while time.monotonic() < end:
+    for _ in range(1000):
+        pass
+    n += 1000
+print(n, time.monotonic() - start)
+' "$1"
+}
+
+# setup_ext4: a fresh ext4 on the data disk with NFILES small files in nested dirs.
+setup_ext4() {
+	local i j k per_dir=$((NFILES / 200))
+	echo "bench.sh: creating $NFILES files on /dev/$DATA" >&2
+	mkdir -p "$EXT4_DIR"
+	if mountpoint -q "$EXT4_DIR"; then umount "$EXT4_DIR"; fi
+	mkfs.ext4 -q -F "/dev/$DATA"
+	mount "/dev/$DATA" "$EXT4_DIR"
+	for ((i = 0; i < 20; i++)); do
+		for ((j = 0; j < 10; j++)); do
+			mkdir -p "$EXT4_DIR/tree/d$i/e$j"
+			for ((k = 0; k < per_dir; k++)); do
+				echo "$i $j $k" >"$EXT4_DIR/tree/d$i/e$j/f$k"
+			done
+		done
+	done
+	umount "$EXT4_DIR"
+	mount "/dev/$DATA" "$EXT4_DIR"
+}
+
+# metadata_walks: walk the tree cold, again and again for RUNTIME seconds.
+# Prints the seconds of each walk, comma separated.
+metadata_walks() {
+	local deadline t0 t1 times=''
+	deadline=$(($(date +%s%N) + RUNTIME * 1000000000))
+	while :; do
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		t0=$(date +%s%N)
+		find "$EXT4_DIR/tree" -printf '%s\n' >/dev/null
+		t1=$(date +%s%N)
+		times+="${times:+, }$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.6f", d / 1e9 }')"
+		[ "$t1" -lt "$deadline" ] || break
+	done
+	echo "$times"
+}
+
+# run_one WORKLOAD MODE REP: one measured run, saved under RAWDIR.
+run_one() {
+	local workload=$1 mode=$2 rep=$3 disk=$MAIN name before after extra='' fio_file=''
+	local -a args
+	name=${workload}__${mode}__r${rep}
+	[ "$workload" = metadata_walk ] && disk=$DATA
+	if [ "$mode" = on ]; then set_poll "$disk" 1; else set_poll "$disk" 0; fi
+
+	if [ "$workload" != metadata_walk ]; then
+		mapfile -t args < <(fio_args "$workload" "$mode" "$disk")
+		fio_file=$name.fio.json
+	fi
+	if [ "$workload" = buffered_randread ]; then
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+	fi
+
+	before=$(snapshot "$disk")
+	case $workload in
+	metadata_walk)
+		extra=", \"walk_s\": [$(metadata_walks)]"
+		;;
+	corunner)
+		local co_file=/tmp/iopoll-corunner.$$ iters secs
+		corunner $((RUNTIME + RAMP)) >"$co_file" &
+		fio "${args[@]}" --output-format=json+ "--output=$RAWDIR/$fio_file"
+		wait $!
+		read -r iters secs <"$co_file"
+		rm -f "$co_file"
+		extra=", \"corunner_iterations\": $iters, \"corunner_s\": $secs"
+		;;
+	*)
+		fio "${args[@]}" --output-format=json+ "--output=$RAWDIR/$fio_file"
+		;;
+	esac
+	after=$(snapshot "$disk")
+	set_poll "$disk" 0
+
+	{
+		printf '{"workload": "%s", "mode": "%s", "rep": %s, "boot": "%s", "profile": "%s",\n' \
+			"$workload" "$mode" "$rep" "$BOOT" "$PROFILE"
+		printf ' "disk": "%s", "poll": %s, "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
+			"$disk" "$([ "$mode" = on ] && echo 1 || echo 0)" \
+			"$(cat "/sys/block/$disk/queue/iowait_poll_budget_us")" "$CLK_TCK" "$RUNTIME" "$RAMP"
+		if [ -n "$fio_file" ]; then
+			printf ' "fio_file": "%s", "fio_args": %s,\n' "$fio_file" "$(json_str "${args[*]}")"
+		fi
+		printf ' "before": %s,\n "after": %s%s}\n' "$before" "$after" "$extra"
+	} >"$RAWDIR/$name.json"
+}
+
+write_env() {
+	local dev serials=''
+	for dev in /sys/block/nvme*n1; do
+		[ -e "$dev" ] || continue
+		serials+="${serials:+, }{\"disk\": \"$(basename "$dev")\", \"serial\": $(json_str "$(xargs <"$dev/device/serial")"), \"model\": $(json_str "$(xargs <"$dev/device/model")")}"
+	done
+	{
+		printf '{"boot": "%s", "profile": "%s", "reps": %s, "runtime_s": %s,\n' "$BOOT" "$PROFILE" "$REPS" "$RUNTIME"
+		printf ' "uname_r": %s, "nproc": %s, "cmdline": %s,\n' \
+			"$(json_str "$(uname -r)")" "$(nproc)" "$(json_str "$(cat /proc/cmdline)")"
+		printf ' "fio_version": %s, "clk_tck": %s, "main_disk": "%s", "data_disk": "%s",\n' \
+			"$(json_str "$(fio --version)")" "$CLK_TCK" "$MAIN" "$DATA"
+		printf ' "budget_us": %s, "devices": [%s]}\n' \
+			"$(cat "/sys/block/$MAIN/queue/iowait_poll_budget_us")" "$serials"
+	} >"$ENVFILE"
+}
+
+# ---- matrix ----------------------------------------------------------------
+
+# "workload:mode mode ..." in run order.
+if [ "$BOOT" = main ]; then
+	MATRIX=(
+		"psync_qd1_randread:off on iopoll"
+		"psync_qd1_randwrite:off on"
+		"buffered_randread:off on"
+		"metadata_walk:off on"
+		"libaio_qd32_randread:off on"
+		"corunner:off on"
+	)
+else
+	MATRIX=(
+		"psync_qd1_randread:idlepoll"
+		"buffered_randread:idlepoll"
+	)
+fi
+
+mkdir -p "$RAWDIR"
+write_env
+
+total=0
+for row in "${MATRIX[@]}"; do
+	read -ra modes <<<"${row#*:}"
+	total=$((total + REPS * ${#modes[@]}))
+done
+
+run=0
+per_run=$((RUNTIME + RAMP + 2))
+for row in "${MATRIX[@]}"; do
+	workload=${row%%:*}
+	read -ra modes <<<"${row#*:}"
+	[ "$workload" = metadata_walk ] && setup_ext4
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for mode in "${modes[@]}"; do
+			run=$((run + 1))
+			echo "[row $run/$total] $workload $mode rep $rep/$REPS, ~$(((total - run + 1) * per_run))s left" >&2
+			run_one "$workload" "$mode" "$rep"
+		done
+	done
+	if [ "$workload" = metadata_walk ]; then umount "$EXT4_DIR"; fi
+done
+echo "bench.sh: done, $total runs in $RAWDIR" >&2

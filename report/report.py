@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+"""Turn iopoll benchmark results into results.json, report.md and latency.png.
+
+usage: report.py RESULTS_DIR
+
+RESULTS_DIR holds raw*/ (written by guest/bench.sh: raw/ from the main boot,
+raw-idlepoll/ from the idle=poll boot), optional env*.json from the guest and
+meta.json from the host. Python 3 standard library only; gnuplot is optional.
+"""
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
+             "metadata_walk", "libaio_qd32_randread", "corunner"]
+MODES = ["off", "on", "iopoll", "idlepoll"]
+MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
+               "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot"}
+EXITS = ["exit_woken", "exit_reaped", "exit_resched", "exit_busy",
+         "exit_budget", "exit_signal", "exit_error"]
+PERCENTILES = {"p50": 50.0, "p99": 99.0, "p99.9": 99.9}
+# /proc/stat cpu columns counted as busy: user nice system irq softirq.
+BUSY_COLUMNS = [0, 1, 2, 5, 6]
+
+# (summary key, what it is, goal or None)
+SUMMARY = [
+    ("psync_qd1_on_vs_off", "psync QD1 randread IOPS, on ÷ off", 1.4),
+    ("psync_qd1_on_vs_iopoll", "psync QD1 randread IOPS, on ÷ io_uring IOPOLL", 0.85),
+    ("nosleep_share_psync_qd1", "psync QD1 on: polled waits that ended without sleeping", 0.90),
+    ("buffered_on_vs_off", "buffered cold randread IOPS, on ÷ off", 1.4),
+    ("metadata_off_vs_on", "ext4 metadata walk time, off ÷ on", 1.25),
+    ("libaio_qd32_on_vs_off", "libaio QD32 randread IOPS, on ÷ off", 0.98),
+    ("corunner_on_vs_off", "co-runner iterations/s, on ÷ off", 0.95),
+    ("psync_qd1_on_vs_idlepoll", "psync QD1 on IOPS ÷ IRQ IOPS of the idle=poll boot", None),
+    ("reaped_share_psync_qd1", "psync QD1 on: completions reaped by the poller", None),
+    ("psync_qd1_randwrite_on_vs_off", "psync QD1 randwrite IOPS, on ÷ off", None),
+    ("corunner_fio_on_vs_off", "fio IOPS beside the co-runner, on ÷ off", None),
+]
+META_KEYS = ["kernel_version", "qemu_version", "accel", "vcpus", "backend", "commands"]
+
+
+class BadInput(Exception):
+    pass
+
+
+# ---- loading ----------------------------------------------------------------
+
+def load_json(path, tolerate_prefix=False):
+    """Parse a JSON file; fio may print notes before its JSON, so skip those if asked."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if tolerate_prefix and not text.lstrip().startswith("{"):
+            start = text.find("\n{")
+            text = text[start + 1:] if start >= 0 else text
+        return json.loads(text)
+    except (OSError, ValueError) as e:
+        raise BadInput(f"{path}: cannot read JSON: {e}") from e
+
+
+def load_runs(results_dir):
+    """Every run under results_dir/raw*/, each with its fio json+ output whole."""
+    if not os.path.isdir(results_dir):
+        raise BadInput(f"{results_dir}: no such directory")
+    runs = []
+    for raw_dir in sorted(glob.glob(os.path.join(results_dir, "raw*"))):
+        if not os.path.isdir(raw_dir):
+            continue
+        for path in sorted(glob.glob(os.path.join(raw_dir, "*.json"))):
+            if path.endswith(".fio.json"):
+                continue
+            run = load_json(path)
+            if not isinstance(run, dict):
+                raise BadInput(f"{path}: not a JSON object")
+            for key in ("workload", "mode", "rep", "before", "after"):
+                if key not in run:
+                    raise BadInput(f"{path}: missing field '{key}'")
+            if run.get("fio_file"):
+                fio = load_json(os.path.join(raw_dir, run["fio_file"]), tolerate_prefix=True)
+                if not fio.get("jobs"):
+                    raise BadInput(f"{run['fio_file']}: fio output without jobs")
+                run["fio"] = fio
+            run["source"] = os.path.relpath(path, results_dir)
+            runs.append(run)
+    if not runs:
+        raise BadInput(f"{results_dir}: no runs found in raw*/ (expected <workload>__<mode>__r<rep>.json)")
+    return runs
+
+
+def load_meta(results_dir):
+    path = os.path.join(results_dir, "meta.json")
+    meta = load_json(path) if os.path.exists(path) else {}
+    if not isinstance(meta, dict):
+        raise BadInput(f"{path}: not a JSON object")
+    guest = {}
+    for env_path in sorted(glob.glob(os.path.join(results_dir, "env*.json"))):
+        guest[os.path.basename(env_path)] = load_json(env_path)
+    return meta, guest
+
+
+# ---- per-run numbers --------------------------------------------------------
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def fio_job(run):
+    return run["fio"]["jobs"][0] if "fio" in run else None
+
+
+def fio_main_direction(job):
+    """The fio direction ("read"/"write") that did the I/O."""
+    return max(("read", "write", "trim"), key=lambda d: job.get(d, {}).get("total_ios", 0))
+
+
+def clat_percentiles_us(job):
+    pct = job[fio_main_direction(job)].get("clat_ns", {}).get("percentile", {})
+    out = {}
+    for name, want in PERCENTILES.items():
+        out[name] = next((v / 1000.0 for k, v in pct.items() if abs(float(k) - want) < 1e-6), None)
+    return out
+
+
+def run_metrics(run):
+    """Per-I/O costs, poll shares and the row's main result for one run."""
+    before, after = run["before"], run["after"]
+    m = {}
+    job = fio_job(run)
+    if job:
+        m["iops"] = sum(job.get(d, {}).get("iops", 0.0) for d in ("read", "write", "trim"))
+        m["clat_us"] = clat_percentiles_us(job)
+    # I/O count over the same window as the other counters: the disk's own stat
+    # (reads + writes completed), else fio's count.
+    ios = None
+    if "diskstat" in before and "diskstat" in after:
+        ios = sum(after["diskstat"][i] - before["diskstat"][i] for i in (0, 4))
+    if not ios and job:
+        ios = sum(job.get(d, {}).get("total_ios", 0) for d in ("read", "write", "trim"))
+    m["ios"] = ios or None
+
+    clk_tck = run.get("clk_tck", 100)
+    if "cpu_jiffies" in before and "cpu_jiffies" in after:
+        busy = sum(after["cpu_jiffies"][i] - before["cpu_jiffies"][i] for i in BUSY_COLUMNS)
+        m["cpu_us_per_io"] = ratio(busy * 1e6 / clk_tck, m["ios"])
+    if "ctxt" in before:
+        m["ctx_per_io"] = ratio(after["ctxt"] - before["ctxt"], m["ios"])
+    if "irqs" in before:
+        m["irq_per_io"] = ratio(after["irqs"] - before["irqs"], m["ios"])
+    if "t_ns" in before:
+        m["wall_s"] = (after["t_ns"] - before["t_ns"]) / 1e9
+
+    stats0, stats1 = before.get("poll_stats", {}), after.get("poll_stats", {})
+    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1}
+    m["poll_delta"] = delta
+    waits = delta.get("waits", 0)
+    if waits:
+        m["nosleep_share"] = sum(delta.get(k, 0) for k in ("exit_woken", "exit_reaped", "exit_signal")) / waits
+        m["exit_shares"] = {k: delta.get(k, 0) / waits for k in EXITS}
+    else:
+        m["nosleep_share"] = None
+        m["exit_shares"] = {}
+    m["reaped_share"] = ratio(delta.get("reaped", 0), m["ios"]) if delta else None
+
+    if run.get("walk_s"):
+        m["walk_s"] = statistics.mean(run["walk_s"])
+    if "corunner_iterations" in run:
+        m["corunner_iter_per_s"] = ratio(run["corunner_iterations"], run.get("corunner_s"))
+    return m
+
+
+# ---- rows and summary -------------------------------------------------------
+
+def spread(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def median_of(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def order_key(workload, mode):
+    w = WORKLOADS.index(workload) if workload in WORKLOADS else len(WORKLOADS)
+    m = MODES.index(mode) if mode in MODES else len(MODES)
+    return (w, workload, m, mode)
+
+
+def make_rows(runs):
+    groups = {}
+    for run in runs:
+        groups.setdefault((run["workload"], run["mode"]), []).append(run)
+    rows = []
+    for (workload, mode) in sorted(groups, key=lambda k: order_key(*k)):
+        ms = [r["metrics"] for r in groups[(workload, mode)]]
+        rows.append({
+            "workload": workload,
+            "mode": mode,
+            "boot": groups[(workload, mode)][0].get("boot", "unknown"),
+            "reps": len(ms),
+            "iops": spread(m.get("iops") for m in ms),
+            "clat_us": {p: median_of(m.get("clat_us", {}).get(p) for m in ms) for p in PERCENTILES},
+            "cpu_us_per_io": median_of(m.get("cpu_us_per_io") for m in ms),
+            "ctx_per_io": median_of(m.get("ctx_per_io") for m in ms),
+            "irq_per_io": median_of(m.get("irq_per_io") for m in ms),
+            "nosleep_share": median_of(m.get("nosleep_share") for m in ms),
+            "reaped_share": median_of(m.get("reaped_share") for m in ms),
+            "exit_shares": {k: median_of(m["exit_shares"].get(k) for m in ms) for k in EXITS},
+            "walk_s": spread(m.get("walk_s") for m in ms),
+            "corunner_iter_per_s": spread(m.get("corunner_iter_per_s") for m in ms),
+        })
+    return rows
+
+
+def find_row(rows, workload, mode):
+    return next((r for r in rows if r["workload"] == workload and r["mode"] == mode), None)
+
+
+def row_value(rows, workload, mode, field):
+    """The median of a row's field; None if the row or the field is missing."""
+    row = find_row(rows, workload, mode)
+    value = row.get(field) if row else None
+    return value["median"] if isinstance(value, dict) else value
+
+
+def make_summary(rows):
+    def iops(w, m):
+        return row_value(rows, w, m, "iops")
+    p = "psync_qd1_randread"
+    return {
+        "psync_qd1_on_vs_off": ratio(iops(p, "on"), iops(p, "off")),
+        "psync_qd1_on_vs_iopoll": ratio(iops(p, "on"), iops(p, "iopoll")),
+        "nosleep_share_psync_qd1": row_value(rows, p, "on", "nosleep_share"),
+        "buffered_on_vs_off": ratio(iops("buffered_randread", "on"), iops("buffered_randread", "off")),
+        "metadata_off_vs_on": ratio(row_value(rows, "metadata_walk", "off", "walk_s"),
+                                    row_value(rows, "metadata_walk", "on", "walk_s")),
+        "libaio_qd32_on_vs_off": ratio(iops("libaio_qd32_randread", "on"), iops("libaio_qd32_randread", "off")),
+        "corunner_on_vs_off": ratio(row_value(rows, "corunner", "on", "corunner_iter_per_s"),
+                                    row_value(rows, "corunner", "off", "corunner_iter_per_s")),
+        "psync_qd1_on_vs_idlepoll": ratio(iops(p, "on"), iops(p, "idlepoll")),
+        "reaped_share_psync_qd1": row_value(rows, p, "on", "reaped_share"),
+        "psync_qd1_randwrite_on_vs_off": ratio(iops("psync_qd1_randwrite", "on"), iops("psync_qd1_randwrite", "off")),
+        "corunner_fio_on_vs_off": ratio(iops("corunner", "on"), iops("corunner", "off")),
+    }
+
+
+# ---- report.md --------------------------------------------------------------
+
+def fmt(value, digits=2):
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def fmt_spread(s, digits=0):
+    if s is None:
+        return "–"
+    if digits == 0:
+        return f"{s['median']:,.0f} [{s['min']:,.0f}–{s['max']:,.0f}]"
+    return f"{s['median']:.{digits}f} [{s['min']:.{digits}f}–{s['max']:.{digits}f}]"
+
+
+def fmt_share(value):
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def fmt_exits(shares):
+    parts = [f"{k[5:]} {100 * v:.0f}%" for k, v in shares.items() if v]
+    return ", ".join(parts) or "–"
+
+
+def workload_table(workload, rows):
+    """Markdown lines for one workload's table."""
+    mine = [r for r in rows if r["workload"] == workload]
+    is_walk = workload == "metadata_walk"
+    main = "walk_s" if is_walk else "iops"
+    off = find_row(rows, workload, "off")
+    iopoll = find_row(rows, workload, "iopoll")
+    header = ["mode", "reps", "walk s median [min–max]" if is_walk else "IOPS median [min–max]",
+              "vs off (IRQ)"]
+    if iopoll:
+        header.append("vs io_uring IOPOLL")
+    if workload == "corunner":
+        header += ["co-runner it/s median [min–max]", "co-runner vs off"]
+    header += ["clat p50 / p99 / p99.9 µs", "CPU µs/IO", "ctx/IO", "IRQ/IO",
+               "nosleep", "reaped", "exit reasons"]
+    lines = [f"### {workload}", "", "| " + " | ".join(header) + " |",
+             "|" + "---|" * len(header)]
+    for r in mine:
+        value = r[main]["median"] if r[main] else None
+        base = off[main]["median"] if off and off[main] else None
+        # Speed-up against off: IOPS on÷off, walk time off÷on.
+        vs_off = ratio(base, value) if is_walk else ratio(value, base)
+        cells = [MODE_LABELS.get(r["mode"], r["mode"]), str(r["reps"]),
+                 fmt_spread(r[main], 3 if is_walk else 0), fmt(vs_off)]
+        if iopoll:
+            cells.append(fmt(ratio(value, iopoll["iops"]["median"] if iopoll["iops"] else None)))
+        if workload == "corunner":
+            co = r["corunner_iter_per_s"]
+            co_off = off["corunner_iter_per_s"] if off else None
+            cells += [fmt_spread(co), fmt(ratio(co["median"] if co else None,
+                                                co_off["median"] if co_off else None))]
+        c = r["clat_us"]
+        cells += [" / ".join(fmt(c[p], 1) for p in PERCENTILES), fmt(r["cpu_us_per_io"], 1),
+                  fmt(r["ctx_per_io"]), fmt(r["irq_per_io"]), fmt_share(r["nosleep_share"]),
+                  fmt_share(r["reaped_share"]), fmt_exits(r["exit_shares"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def meta_lines(meta, guest):
+    lines = ["## Setup", "", "| fact | value |", "|---|---|"]
+    for key in META_KEYS + sorted(k for k in meta if k not in META_KEYS):
+        value = meta.get(key, "unknown")
+        if isinstance(value, (list, dict)):
+            value = json.dumps(value)
+        lines.append(f"| {key} | {str(value).replace('|', '¦')} |")
+    for name, env in guest.items():
+        for key in ("uname_r", "nproc", "cmdline", "fio_version", "budget_us", "profile", "reps", "runtime_s"):
+            lines.append(f"| {name}: {key} | {str(env.get(key, 'unknown')).replace('|', '¦')} |")
+        for dev in env.get("devices", []):
+            lines.append(f"| {name}: {dev.get('disk')} | serial {dev.get('serial')}, model {dev.get('model')} |")
+    return lines + [""]
+
+
+def make_markdown(rows, summary, meta, guest):
+    lines = ["# iowait_poll benchmark report", "",
+             "Each row is one workload and mode; numbers are medians over the reps "
+             "(IOPS with [min–max]). Ratios are ratios of the medians. "
+             "\"nosleep\" is the share of polled waits that ended without sleeping "
+             "((exit_woken + exit_reaped + exit_signal) ÷ waits); \"reaped\" is completions "
+             "reaped by the poller ÷ all I/Os; exit reasons are shares of polled waits. "
+             "CPU is user+nice+system+irq+softirq time of all CPUs; per-I/O figures divide "
+             "by the disk's completed I/Os over the whole run (ramp included). "
+             "The idle=poll row comes from a second boot, so ratios against it cross boots.", ""]
+    workloads = []
+    for r in rows:
+        if r["workload"] not in workloads:
+            workloads.append(r["workload"])
+    for w in workloads:
+        lines += workload_table(w, rows)
+    lines += ["## Targets", "", "| what | summary key | measured | goal | status |", "|---|---|---|---|---|"]
+    for key, what, goal in SUMMARY:
+        value = summary.get(key)
+        if goal is None:
+            status, goal_text = "info", "–"
+        else:
+            status = "no data" if value is None else ("met" if value >= goal else "missed")
+            goal_text = f"≥ {goal:.2f}"
+        lines.append(f"| {what} | {key} | {fmt(value, 3)} | {goal_text} | {status} |")
+    lines.append("")
+    return "\n".join(lines + meta_lines(meta, guest))
+
+
+# ---- latency.png ------------------------------------------------------------
+
+def clat_cdf(runs, workload, mode):
+    """[(µs, cumulative fraction)] from the merged fio json+ clat_ns bins of a row."""
+    bins = {}
+    for run in runs:
+        job = fio_job(run)
+        if run["workload"] != workload or run["mode"] != mode or not job:
+            continue
+        for ns, count in job[fio_main_direction(job)].get("clat_ns", {}).get("bins", {}).items():
+            bins[int(ns)] = bins.get(int(ns), 0) + count
+    total = sum(bins.values())
+    points, seen = [], 0
+    for ns in sorted(bins):
+        seen += bins[ns]
+        points.append((ns / 1000.0, seen / total))
+    return points
+
+
+def plot(out_dir, rows, runs):
+    """latency.png: p50/p99 per row, and the psync QD1 clat CDF per mode."""
+    if not shutil.which("gnuplot"):
+        print("report.py: warning: gnuplot not found, latency.png skipped", file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        pct_file = os.path.join(tmp, "pct.dat")
+        with_clat = [x for x in rows if x["clat_us"]["p50"] is not None]
+        with open(pct_file, "w") as f:
+            for i, r in enumerate(with_clat):
+                f.write(f'{i} "{r["workload"]} {r["mode"]}" {r["clat_us"]["p50"]} {r["clat_us"]["p99"] or "NaN"}\n')
+        cdf_plots = []
+        for mode in MODES:
+            points = clat_cdf(runs, "psync_qd1_randread", mode)
+            if points:
+                path = os.path.join(tmp, f"cdf_{mode}.dat")
+                with open(path, "w") as f:
+                    f.writelines(f"{us} {frac}\n" for us, frac in points)
+                cdf_plots.append(f"'{path}' using 1:2 with steps title '{MODE_LABELS[mode]}'")
+        script = [
+            "set terminal pngcairo size 1600,700 font ',10' noenhanced",
+            f"set output '{os.path.join(out_dir, 'latency.png')}'",
+            "set multiplot layout 1,2",
+            "set title 'clat per workload and mode (median of reps)'",
+            "set logscale y", "set ylabel 'µs'", "set grid",
+            "set xtics rotate by 45 right", f"set xrange [-0.5:{len(with_clat) - 0.5}]",
+            f"plot '{pct_file}' using 1:3:xtic(2) with points pt 7 title 'p50', "
+            f"'' using 1:4 with points pt 5 title 'p99'",
+            "unset logscale y", "set xtics norotate autofreq", "set autoscale x", "set logscale x",
+            "set title 'psync QD1 4k randread: clat CDF'",
+            "set xlabel 'clat µs'", "set ylabel 'fraction of I/Os'",
+            "set yrange [0:1]", "set key bottom right",
+            ("plot " + ", ".join(cdf_plots)) if cdf_plots else "plot NaN notitle",
+            "unset multiplot",
+        ]
+        result = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True,
+                                capture_output=True, check=False)
+        if result.returncode != 0:
+            print(f"report.py: warning: gnuplot failed, latency.png skipped: {result.stderr.strip()}",
+                  file=sys.stderr)
+
+
+# ---- main -------------------------------------------------------------------
+
+def build(results_dir):
+    """Everything report.py writes, computed before anything is written."""
+    runs = load_runs(results_dir)
+    meta, guest = load_meta(results_dir)
+    try:
+        for run in runs:
+            run["metrics"] = run_metrics(run)
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise BadInput(f"{run['source']}: malformed run: {type(e).__name__}: {e}") from e
+    rows = make_rows(runs)
+    summary = make_summary(rows)
+    results = {"meta": dict(meta, guest_env=guest), "runs": runs, "rows": rows, "summary": summary}
+    return results, make_markdown(rows, summary, meta, guest)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: report.py RESULTS_DIR", file=sys.stderr)
+        return 2
+    results_dir = argv[1]
+    try:
+        results, markdown = build(results_dir)
+    except BadInput as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        return 2
+    with open(os.path.join(results_dir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(results_dir, "report.md"), "w") as f:
+        f.write(markdown)
+    plot(results_dir, results["rows"], results["runs"])
+    print(f"report.py: wrote results.json, report.md and latency.png in {results_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

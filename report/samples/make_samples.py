@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Regenerate report/samples/results/: real fio json+ runs on the HOST against a
+64 MiB file, with hand-written counter sidecars in guest/bench.sh's format.
+
+The counters are synthetic but derived from fio's own I/O count, so that the
+per-I/O figures are known exactly (see test_report.py):
+  off: 1 ctx switch and 1 IRQ per I/O, no polled waits
+  on:  0.01 ctx switches and 1 IRQ per I/O; every I/O a polled wait,
+       95 % exit_woken, 5 % exit_budget; reaped = 3 per 1000 I/Os
+  cpu: busy jiffies = 5 per 1000 I/Os (clk_tck 100 -> 50 µs per I/O)
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "results")
+STATS = ["waits", "polls", "reaped", "spin_ns", "exit_woken", "exit_reaped", "exit_resched",
+         "exit_busy", "exit_budget", "exit_signal", "exit_error"]
+
+ENGINES = {  # workload/mode -> fio options; io_uring stands in for IOPOLL on a file
+    "psync": ["--ioengine=psync", "--iodepth=1", "--direct=1"],
+    "iopoll": ["--ioengine=io_uring", "--iodepth=1", "--direct=1"],
+    "libaio": ["--ioengine=libaio", "--iodepth=32", "--direct=1"],
+}
+# (raw dir, workload, mode, rep, engine or None)
+RUNS = [("raw", "psync_qd1_randread", m, r, "iopoll" if m == "iopoll" else "psync")
+        for r in (1, 2) for m in ("off", "on", "iopoll")]
+RUNS += [("raw", "libaio_qd32_randread", m, 1, "libaio") for m in ("off", "on")]
+RUNS += [("raw", "corunner", m, 1, "psync") for m in ("off", "on")]
+RUNS += [("raw", "metadata_walk", m, r, None) for r in (1, 2) for m in ("off", "on")]
+RUNS += [("raw-idlepoll", "psync_qd1_randread", "idlepoll", 1, "psync")]
+
+# per-walk times by (mode, rep): per-run means 0.51/0.49 and 0.41/0.39 -> off/on = 1.25
+WALK_S = {("off", 1): [0.50, 0.52], ("off", 2): [0.48, 0.50],
+          ("on", 1): [0.40, 0.42], ("on", 2): [0.38, 0.40]}
+CORUNNER = {"off": 1_000_000, "on": 960_000}          # iterations in 2 s -> 0.96
+META = {"kernel_version": "6.12.117 + iopoll (sample)", "qemu_version": "7.2 (sample)",
+        "accel": "tcg,thread=multi", "vcpus": 2, "backend": "null-co",
+        "commands": ["report/samples/make_samples.py"]}
+
+
+def snapshot(t_ns, ios, mode, after):
+    """Counters before (after=False) or after a run of `ios` I/Os."""
+    k = 1 if after else 0
+    stats = {name: 0 for name in STATS}
+    if mode == "on" and after:
+        stats.update(waits=ios, polls=3 * ios, reaped=3 * ios // 1000, spin_ns=10_000 * ios,
+                     exit_woken=ios - ios // 20, exit_budget=ios // 20)
+    base = 1000
+    return {
+        "t_ns": t_ns,
+        "poll_stats": {n: base + v for n, v in stats.items()},
+        "irqs": base + k * ios,
+        "irq_lines": "",
+        "ctxt": base + k * (ios if mode != "on" else ios // 100),
+        "cpu_jiffies": [base + k * 5 * ios // 1000, base, base, 5000, 0, base, base, 0, 0, 0],
+        "diskstat": [base + k * ios, 0, 0, 0, base, 0, 0, 0, 0, 0, 0],
+    }
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    for d in ("raw", "raw-idlepoll"):
+        os.makedirs(os.path.join(OUT, d))
+    with open(os.path.join(OUT, "meta.json"), "w") as f:
+        json.dump(META, f, indent=1)
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+        data = os.path.join(tmp, "x")
+        for raw, workload, mode, rep, engine in RUNS:
+            name = f"{workload}__{mode}__r{rep}"
+            side = {"workload": workload, "mode": mode, "rep": rep,
+                    "boot": "idlepoll" if raw != "raw" else "main", "profile": "sample",
+                    "disk": "nvme0n1", "poll": int(mode == "on"), "budget_us": 200,
+                    "clk_tck": 100, "runtime_s": 1, "ramp_s": 0}
+            if engine:
+                args = ["fio", "--name=x", f"--filename={data}", "--size=64M", "--time_based",
+                        "--runtime=1", "--randrepeat=0", "--norandommap", "--group_reporting",
+                        "--percentile_list=50:99:99.9", "--bs=4k", "--rw=randread",
+                        *ENGINES[engine], "--output-format=json+",
+                        f"--output={os.path.join(OUT, raw, name + '.fio.json')}"]
+                subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+                with open(os.path.join(OUT, raw, name + ".fio.json")) as f:
+                    ios = json.load(f)["jobs"][0]["read"]["total_ios"]
+                side.update(fio_file=name + ".fio.json", fio_args=" ".join(args[1:]))
+            else:
+                ios = 2000
+                side["walk_s"] = WALK_S[(mode, rep)]
+            if workload == "corunner":
+                side.update(corunner_iterations=CORUNNER[mode], corunner_s=2.0)
+            side["before"] = snapshot(10**9, ios, mode, False)
+            side["after"] = snapshot(3 * 10**9, ios, mode, True)
+            with open(os.path.join(OUT, raw, name + ".json"), "w") as f:
+                json.dump(side, f, indent=1)
+    print(f"wrote {len(RUNS)} runs in {OUT}")
+
+
+if __name__ == "__main__":
+    main()

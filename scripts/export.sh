@@ -1,0 +1,32 @@
+#!/bin/bash
+# Regenerate patches/ from the commits in build/linux after the base tag.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+[ -z "$(git -C "$TREE" status --porcelain --untracked-files=normal)" ] ||
+	die "build/linux has uncommitted changes; commit them first"
+count=$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")
+[ "$count" -gt 0 ] || die "build/linux has no commits after $BASE_TAG"
+git -C "$TREE" config "branch.$BRANCH.description" >/dev/null ||
+	die "no cover letter text: set it with 'git -C build/linux branch --edit-description'"
+
+out=$(mktemp -d "$BUILD/export.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+# The cover letter takes its From and Date from the last commit, so it does not churn.
+GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an) \
+GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae) \
+GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad --date=raw) \
+	git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=true \
+	format-patch -q --zero-commit --no-signature --cover-letter \
+	--cover-from-description=subject --subject-prefix=PATCH \
+	-o "$out" "$BASE_TAG..HEAD"
+for f in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+	[ "${f##*/}" = 0000-cover-letter.patch ] || echo "${f##*/}"
+done >"$out/series"
+rm -f "$PATCHES"/*.patch "$PATCHES/series"
+mkdir -p "$PATCHES"
+cp "$out"/* "$PATCHES/"
+printf '%s %s\n' "$(patches_digest)" "$(git -C "$TREE" rev-parse HEAD)" >"$TREE/.git/iopoll-stamp"
+log "exported $count patches and the cover letter to patches/"

@@ -1,0 +1,63 @@
+# shellcheck shell=bash disable=SC2034
+# Shared settings for the iopoll harness. Source it; do not run it.
+
+# The one place the kernel base is pinned.
+LINUX_SOURCE_PKG=linux-source-6.12
+LINUX_SOURCE_VERSION=6.12.117-1~deb12u1
+LINUX_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$TOP/build
+TREE=$BUILD/linux
+PATCHES=$TOP/patches
+BASE_TAG=iopoll-base
+BRANCH=iopoll
+
+# Fixed identity and dates so that commits and exports never churn.
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_COMMITTER_NAME="iopoll harness" GIT_COMMITTER_EMAIL="iopoll@example.org"
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+log() {
+	printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2
+}
+
+# check_choice NAME VALUE VALID...: fail with the list of valid values.
+check_choice() {
+	local name=$1 value=$2 v
+	shift 2
+	for v in "$@"; do
+		[ "$value" = "$v" ] && return 0
+	done
+	die "$name=$value is not valid; use one of: $*"
+}
+
+# check_uint NAME VALUE MIN MAX
+check_uint() {
+	local name=$1 value=$2 min=$3 max=$4
+	if ! [[ $value =~ ^[0-9]{1,9}$ ]] || [ "$value" -lt "$min" ] || [ "$value" -gt "$max" ]; then
+		die "$name=$value is not valid; use an integer from $min to $max"
+	fi
+}
+
+installed_source_version() {
+	dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || true
+}
+
+# The hash of everything in patches/ that a tree is built from.
+series_patches() {
+	[ -f "$PATCHES/series" ] || return 0
+	grep -Ev '^[[:space:]]*(#|$)' "$PATCHES/series"
+}
+
+# The hash of everything in patches/ that a tree is built from.
+patches_digest() {
+	local -a files
+	mapfile -t files < <(series_patches)
+	(cd "$PATCHES" && cat -- series "${files[@]}" 0000-cover-letter.patch 2>/dev/null) |
+		sha256sum | cut -d' ' -f1
+}

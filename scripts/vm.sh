@@ -1,0 +1,117 @@
+#!/bin/bash
+# Boot a built kernel under QEMU with NVMe drives and run one command in the guest.
+#
+# usage: vm.sh [-p debug|bench] [-o OUTDIR] [-t SECONDS] [-a EXTRA_APPEND] -- COMMAND...
+# Knobs (environment): ACCEL=auto|kvm|tcg VCPUS=1..8 MEM_MB=512..16384 BACKEND=null|file
+# The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	sed -n '3,6s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+profile=${PROFILE:-debug}
+outdir=""
+timeout_s=${VM_TIMEOUT:-900}
+extra_append=""
+while getopts "p:o:t:a:h" opt; do
+	case $opt in
+	p) profile=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	t) timeout_s=$OPTARG ;;
+	a) extra_append=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "$#" -gt 0 ] || usage
+
+accel=${ACCEL:-auto}
+vcpus=${VCPUS:-2}
+mem_mb=${MEM_MB:-2048}
+backend=${BACKEND:-null}
+check_choice PROFILE "$profile" debug bench
+check_choice ACCEL "$accel" auto kvm tcg
+check_choice BACKEND "$backend" null file
+check_uint VCPUS "$vcpus" 1 8
+check_uint MEM_MB "$mem_mb" 512 16384
+check_uint VM_TIMEOUT "$timeout_s" 10 86400
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
+kernel=$BUILD/bzImage-$profile
+[ -f "$kernel" ] || die "no $kernel; run 'make kernel PROFILE=$profile'"
+
+# KVM only if it really boots a kernel: /dev/kvm here can be a nested PVM that hangs.
+kvm_works() {
+	local probe=$BUILD/vm/kvm-probe.log
+	[ -w /dev/kvm ] || return 1
+	[ -f "$BUILD/vm/kvm-ok" ] && return 0
+	[ -f "$BUILD/vm/kvm-no" ] && return 1
+	timeout -k 5 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 -nographic -no-reboot \
+		-kernel "$kernel" -append "console=ttyS0 panic=-1 init=/bin/false" >"$probe" 2>&1 || true
+	if grep -q "Kernel panic\|Attempted to kill init" "$probe"; then
+		touch "$BUILD/vm/kvm-ok"
+		return 0
+	fi
+	touch "$BUILD/vm/kvm-no"
+	return 1
+}
+
+mkdir -p "$BUILD/vm"
+if [ "$accel" = auto ]; then
+	if kvm_works; then accel=kvm; else accel=tcg; fi
+fi
+if [ "$accel" = kvm ]; then
+	accel_args=(-accel kvm -cpu host)
+else
+	accel_args=(-accel "tcg,thread=multi" -cpu max)
+fi
+
+[ -n "$outdir" ] || outdir=$BUILD/vm/run-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+rm -f "$outdir/rc" "$outdir/serial.log"
+printf '%s\n' "$*" >"$outdir/command"
+
+data_img=$BUILD/vm/nvme-data.img
+[ -f "$data_img" ] || truncate -s 2G "$data_img"
+if [ "$backend" = file ]; then
+	main_img=$BUILD/vm/nvme-main.img
+	[ -f "$main_img" ] || truncate -s 4G "$main_img"
+	main_drive="driver=file,filename=$main_img,if=none,id=main,cache=none,aio=threads"
+else
+	main_drive="driver=null-co,size=4G,read-zeroes=on,if=none,id=main"
+fi
+
+append="console=ttyS0 loglevel=7 panic=-1 oops=panic softlockup_panic=0 root=/dev/root rootfstype=9p"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$TOP/guest/init.sh"
+append+=" nvme.poll_queues=1 iopoll_out=$outdir iopoll_top=$TOP $extra_append"
+
+log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend); serial log: $outdir/serial.log"
+set +e
+timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
+	-machine q35 -smp "$vcpus" -m "$mem_mb" -nographic -no-reboot -nodefaults \
+	-serial "file:$outdir/serial.log" -display none \
+	-kernel "$kernel" -append "$append" \
+	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-fsdev "local,id=out,path=$outdir,security_model=none,multidevs=remap" \
+	-device virtio-9p-pci,fsdev=out,mount_tag=iopoll_out \
+	-drive "$main_drive" -device nvme,serial=iopoll-main,drive=main \
+	-drive "driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads" \
+	-device nvme,serial=iopoll-data,drive=data \
+	>"$outdir/qemu.log" 2>&1 </dev/null
+qemu_rc=$?
+set -e
+if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+	die "QEMU did not finish within ${timeout_s}s and was killed; see $outdir/serial.log"
+fi
+if [ ! -f "$outdir/rc" ]; then
+	tail -n 20 "$outdir/serial.log" >&2 || true
+	die "the guest stopped without a result (QEMU exit $qemu_rc); see $outdir/serial.log and $outdir/qemu.log"
+fi
+rc=$(cat "$outdir/rc")
+log "guest command exited $rc; output in $outdir"
+exit "$rc"
