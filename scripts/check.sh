@@ -1,0 +1,97 @@
+#!/bin/bash
+# make check: series hygiene, the debug kernel, KUnit and kselftests in the guest, dmesg. TAP out.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+
+check_uint VM_TIMEOUT "${VM_TIMEOUT:=3000}" 60 86400
+export VM_TIMEOUT
+stages=()
+stage_start() {
+	stage_name=$1
+	stage_t0=$SECONDS
+	echo "# stage: $stage_name"
+}
+stage_end() {
+	stages+=("$(printf '%-12s %5d s' "$stage_name" $((SECONDS - stage_t0)))")
+}
+
+stage_start deps
+"$TOP/scripts/deps.sh"
+stage_end
+
+stage_start tree
+"$TOP/scripts/tree.sh"
+stage_end
+
+stage_start series
+"$TOP/scripts/series-check.sh" 2>&1 | tap_import ""
+stage_end
+
+stage_start lint
+rc=0
+(cd "$TOP/scripts" && shellcheck -x ./*.sh) && shellcheck -x "$TOP"/guest/*.sh "$TOP/.ci/run" || rc=1
+tap_result "shellcheck: harness scripts" "$rc"
+stage_end
+
+stage_start report
+python3 -m unittest discover -s "$TOP/report" -v 2>&1 |
+	sed -nE 's/^(test\w*) \(([^)]*)\).* \.\.\. (ok|FAIL|ERROR|skipped.*)$/\3 - report: \2.\1/p' |
+	sed -E 's/^(FAIL|ERROR) - /not ok - /; s/^skipped (.*) - (.*)$/ok - \2 # SKIP \1/' | tap_import ""
+stage_end
+
+stage_start kernel
+rc=0
+"$TOP/scripts/kernel.sh" debug || rc=1
+tap_result "kernel: debug build of $(git -C "$TREE" describe --always --tags)" "$rc"
+stage_end
+[ "$rc" -eq 0 ] || { tap_summary; exit 1; }
+
+stage_start selftests
+if [ -d "$TREE/tools/testing/selftests/iopoll" ]; then
+	rc=0
+	"$TOP/scripts/selftests.sh" || rc=1
+	tap_result "kselftest: build iopoll" "$rc"
+else
+	rm -rf "$BUILD/kselftest"
+	tap_result "kselftest: build iopoll" skip "the series has no selftests"
+fi
+stage_end
+
+stage_start guest
+out=$BUILD/check/guest
+rm -rf "$out"
+rc=0
+"$TOP/scripts/vm.sh" -p debug -o "$out" -- guest/check.sh || rc=$?
+if [ -f "$out/guest.log" ]; then
+	tap_import "guest: " <"$out/guest.log"
+fi
+tap_result "guest: guest/check.sh exited 0 (serial log: $out/serial.log)" "$rc"
+stage_end
+
+stage_start kunit
+if grep -q '^CONFIG_IO_WAIT_KUNIT_TEST=y' "$BUILD/obj-debug/.config"; then
+	results=$(sed -E 's/^\[[^]]*\] ?//' "$out/serial.log" 2>/dev/null |
+		awk '/^ *# Subtest: iopoll_wait/ { on = 1; next } on && /^(not )?ok [0-9]+ iopoll_wait/ { on = 0 } on' |
+		grep -E '^ *(not )?ok [0-9]+ ' | sed -E 's/^ +//; s/^((not )?ok [0-9]+ )/\1kunit: iopoll_wait./' || true)
+	if [ -z "$results" ]; then
+		tap_result "kunit: iopoll_wait ran in the guest" 1 "no KTAP results in $out/serial.log"
+	else
+		echo "$results" | tap_import ""
+	fi
+else
+	tap_result "kunit: iopoll_wait" skip "CONFIG_IO_WAIT_KUNIT_TEST is not in this kernel"
+fi
+stage_end
+
+stage_start dmesg
+rc=0
+[ -f "$out/serial.log" ] && "$TOP/scripts/dmesg-scan.sh" "$out/serial.log" || rc=1
+tap_result "dmesg: no WARN, BUG, lockdep, KASAN, hung task or 'nobody cared' reports" "$rc"
+stage_end
+
+echo "# stage durations:"
+printf '#   %s\n' "${stages[@]}"
+tap_summary

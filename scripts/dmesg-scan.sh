@@ -1,0 +1,12 @@
+#!/bin/bash
+# Fail if a kernel log shows a warning, a bug, a lockdep splat, a hang or a disabled IRQ.
+set -euo pipefail
+[ "$#" -eq 1 ] && [ -f "$1" ] || { echo "usage: dmesg-scan.sh LOG" >&2; exit 2; }
+pattern='WARNING:|BUG:|Oops|general protection fault|possible circular locking|inconsistent lock state'
+pattern+='|possible recursive locking|suspicious RCU usage|lock held when returning|KASAN:|UBSAN:'
+pattern+='|hung_task|blocked for more than|soft lockup|hard LOCKUP|nobody cared|self-detected stall'
+pattern+='|rcu_sched detected stall|Kernel panic|sleeping function called from invalid context'
+if grep -nE "$pattern" "$1" >&2; then
+	echo "kernel log $1 has the reports above" >&2
+	exit 1
+fi
