@@ -1,0 +1,33 @@
+#!/bin/bash
+# Build the debug kernel after every patch of the series, in a separate worktree (bisectability).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+work=$BUILD/series-tree
+obj=$BUILD/obj-series
+git -C "$TREE" worktree remove --force "$work" >/dev/null 2>&1 || rm -rf "$work"
+git -C "$TREE" worktree prune
+git -C "$TREE" worktree add -q --detach "$work" "$BASE_TAG"
+mkdir -p "$obj"
+export CCACHE_DIR=$BUILD/ccache KBUILD_BUILD_TIMESTAMP=""
+if [ ! -f "$obj/.config" ]; then
+	make -s -C "$work" O="$obj" tinyconfig >/dev/null
+	(cd "$obj" && "$work/scripts/kconfig/merge_config.sh" -m -O "$obj" .config \
+		"$TOP/configs/base.config" "$TOP/configs/debug.config" >/dev/null)
+fi
+failed=0
+for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do
+	git -C "$work" checkout -q "$commit"
+	subject=$(git -C "$work" log -1 --format=%s)
+	make -s -C "$work" O="$obj" olddefconfig >/dev/null
+	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" W=1 bzImage >"$obj/build.log" 2>&1; then
+		echo "ok - builds: $subject"
+	else
+		echo "not ok - builds: $subject (see $obj/build.log)"
+		failed=1
+	fi
+done
+git -C "$TREE" worktree remove --force "$work"
+exit "$failed"
