@@ -22,7 +22,7 @@ for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do
 	git -C "$work" checkout -q "$commit"
 	subject=$(git -C "$work" log -1 --format=%s)
 	make -s -C "$work" O="$obj" olddefconfig >/dev/null
-	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" W=1 bzImage >"$obj/build.log" 2>&1; then
+	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
 		echo "ok - builds: $subject"
 	else
 		echo "not ok - builds: $subject (see $obj/build.log)"
