@@ -74,6 +74,7 @@ mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 rm -f "$outdir/rc" "$outdir/serial.log"
 printf '%s\n' "$*" >"$outdir/command"
+echo "$accel" >"$outdir/accel"
 
 data_img=$BUILD/vm/nvme-data.img
 [ -f "$data_img" ] || truncate -s 2G "$data_img"
