@@ -41,7 +41,10 @@ SUMMARY = [
     ("psync_qd1_randwrite_on_vs_off", "psync QD1 randwrite IOPS, on ÷ off", None),
     ("corunner_fio_on_vs_off", "fio IOPS beside the co-runner, on ÷ off", None),
 ]
-META_KEYS = ["kernel_version", "qemu_version", "accel", "vcpus", "backend", "commands"]
+# Facts the report must show (or say "unknown"), with the meta.json keys that may hold them.
+META_FACTS = {"kernel": ["kernel_version", "kernel_series", "kernel_base", "kernel"],
+              "qemu": ["qemu_version", "qemu"], "accel": ["accel"], "vcpus": ["vcpus"],
+              "backend": ["backend"], "commands": ["commands"]}
 
 
 class BadInput(Exception):
@@ -315,8 +318,8 @@ def workload_table(workload, rows):
 
 def meta_lines(meta, guest):
     lines = ["## Setup", "", "| fact | value |", "|---|---|"]
-    for key in META_KEYS + sorted(k for k in meta if k not in META_KEYS):
-        value = meta.get(key, "unknown")
+    missing = {fact: "unknown" for fact, keys in META_FACTS.items() if not any(k in meta for k in keys)}
+    for key, value in list(meta.items()) + list(missing.items()):
         if isinstance(value, (list, dict)):
             value = json.dumps(value)
         lines.append(f"| {key} | {str(value).replace('|', '¦')} |")
@@ -380,7 +383,7 @@ def plot(out_dir, rows, runs):
     """latency.png: p50/p99 per row, and the psync QD1 clat CDF per mode."""
     if not shutil.which("gnuplot"):
         print("report.py: warning: gnuplot not found, latency.png skipped", file=sys.stderr)
-        return
+        return False
     with tempfile.TemporaryDirectory() as tmp:
         pct_file = os.path.join(tmp, "pct.dat")
         with_clat = [x for x in rows if x["clat_us"]["p50"] is not None]
@@ -416,6 +419,7 @@ def plot(out_dir, rows, runs):
         if result.returncode != 0:
             print(f"report.py: warning: gnuplot failed, latency.png skipped: {result.stderr.strip()}",
                   file=sys.stderr)
+        return result.returncode == 0
 
 
 # ---- main -------------------------------------------------------------------
@@ -449,8 +453,8 @@ def main(argv):
         json.dump(results, f, indent=1)
     with open(os.path.join(results_dir, "report.md"), "w") as f:
         f.write(markdown)
-    plot(results_dir, results["rows"], results["runs"])
-    print(f"report.py: wrote results.json, report.md and latency.png in {results_dir}")
+    wrote = "results.json, report.md" + (" and latency.png" if plot(results_dir, results["rows"], results["runs"]) else "")
+    print(f"report.py: wrote {wrote} in {results_dir}")
     return 0
 
 

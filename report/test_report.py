@@ -173,7 +173,8 @@ class TestMarkdown(TempResults):
         self.assertEqual(run_report(self.dir).returncode, 0)
         with open(os.path.join(self.dir, "report.md")) as f:
             md = f.read()
-        self.assertIn("| qemu_version | unknown |", md)
+        self.assertIn("| qemu | unknown |", md)
+        self.assertIn("| accel | tcg |", md)
 
 
 class TestBadInput(TempResults):
