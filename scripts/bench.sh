@@ -4,6 +4,7 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+validate_knobs
 
 profile=${BENCH:-full}
 check_choice BENCH "$profile" quick full

@@ -5,6 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
+validate_knobs
 
 check_uint VM_TIMEOUT "${VM_TIMEOUT:=3000}" 60 86400
 export VM_TIMEOUT
@@ -32,7 +33,8 @@ stage_end
 
 stage_start lint
 rc=0
-(cd "$TOP/scripts" && shellcheck -x ./*.sh) && shellcheck -x "$TOP"/guest/*.sh "$TOP/.ci/run" || rc=1
+(cd "$TOP/scripts" && shellcheck -x ./*.sh) || rc=1
+shellcheck -x "$TOP"/guest/*.sh "$TOP/.ci/run" || rc=1
 tap_result "shellcheck: harness scripts" "$rc"
 stage_end
 
@@ -88,7 +90,7 @@ stage_end
 
 stage_start dmesg
 rc=0
-[ -f "$out/serial.log" ] && "$TOP/scripts/dmesg-scan.sh" "$out/serial.log" || rc=1
+"$TOP/scripts/dmesg-scan.sh" "$out/serial.log" || rc=1
 tap_result "dmesg: no WARN, BUG, lockdep, KASAN, hung task or 'nobody cared' reports" "$rc"
 stage_end
 

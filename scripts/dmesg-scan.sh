@@ -1,7 +1,10 @@
 #!/bin/bash
 # Fail if a kernel log shows a warning, a bug, a lockdep splat, a hang or a disabled IRQ.
 set -euo pipefail
-[ "$#" -eq 1 ] && [ -f "$1" ] || { echo "usage: dmesg-scan.sh LOG" >&2; exit 2; }
+if [ "$#" -ne 1 ] || [ ! -f "$1" ]; then
+	echo "usage: dmesg-scan.sh LOG (an existing file)" >&2
+	exit 2
+fi
 pattern='WARNING:|BUG:|Oops|general protection fault|possible circular locking|inconsistent lock state'
 pattern+='|possible recursive locking|suspicious RCU usage|lock held when returning|KASAN:|UBSAN:'
 pattern+='|hung_task|blocked for more than|soft lockup|hard LOCKUP|nobody cared|self-detected stall'

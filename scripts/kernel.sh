@@ -3,6 +3,7 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+validate_knobs
 
 profile=${1:-${PROFILE:-debug}}
 check_choice PROFILE "$profile" debug bench

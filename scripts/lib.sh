@@ -61,3 +61,14 @@ patches_digest() {
 	(cd "$PATCHES" && cat -- series "${files[@]}" 0000-cover-letter.patch 2>/dev/null) |
 		sha256sum | cut -d' ' -f1
 }
+
+# Refuse bad knob values before any work is done.
+validate_knobs() {
+	check_choice PROFILE "${PROFILE:-debug}" debug bench
+	check_choice ACCEL "${ACCEL:-auto}" auto kvm tcg
+	check_choice BACKEND "${BACKEND:-null}" null file
+	check_choice BENCH "${BENCH:-full}" quick full
+	check_uint VCPUS "${VCPUS:-2}" 1 8
+	check_uint MEM_MB "${MEM_MB:-2048}" 512 16384
+	[ -z "${VM_TIMEOUT:-}" ] || check_uint VM_TIMEOUT "$VM_TIMEOUT" 10 86400
+}
