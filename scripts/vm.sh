@@ -76,6 +76,10 @@ rm -f "$outdir/rc" "$outdir/serial.log"
 printf '%s\n' "$*" >"$outdir/command"
 echo "$accel" >"$outdir/accel"
 
+# One guest at a time: the drive images take write locks, and TCG needs the cores.
+exec 9>"$BUILD/vm/vm.lock"
+flock -n 9 || die "another guest is running (it holds $BUILD/vm/vm.lock); wait for it or stop it"
+
 data_img=$BUILD/vm/nvme-data.img
 [ -f "$data_img" ] || truncate -s 2G "$data_img"
 if [ "$backend" = file ]; then
