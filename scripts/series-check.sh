@@ -25,8 +25,11 @@ done
 tap_result "series: ${#series[@]} patches apply to a pristine $LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" "$rc"
 git -C "$TREE" worktree remove --force "$pristine"
 
+# The base is a tarball without upstream history, so checkpatch cannot look up the
+# commits the messages cite (9650b453a3d4, ...): that one check is left out.
 for p in "${series[@]}"; do
-	out=$("$TREE/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types "$PATCHES/$p" 2>&1) && rc=0 || rc=1
+	out=$("$TREE/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+		--ignore UNKNOWN_COMMIT_ID "$PATCHES/$p" 2>&1) && rc=0 || rc=1
 	[ -z "$out" ] || { printf '# %s\n' "$out"; rc=1; }
 	tap_result "checkpatch --strict: $p" "$rc"
 done
