@@ -28,7 +28,7 @@ stage_start tree
 stage_end
 
 stage_start series
-"$TOP/scripts/series-check.sh" 2>&1 | tap_import ""
+{ "$TOP/scripts/series-check.sh" 2>&1 || echo "not ok - series-check.sh failed (see above)"; } | tap_import ""
 stage_end
 
 stage_start lint
@@ -39,7 +39,7 @@ tap_result "shellcheck: harness scripts" "$rc"
 stage_end
 
 stage_start report
-python3 -m unittest discover -s "$TOP/report" -v 2>&1 |
+{ python3 -m unittest discover -s "$TOP/report" -v 2>&1 || echo "test_suite (all) ... FAIL"; } |
 	sed -nE 's/^(test\w*) \(([^)]*)\).* \.\.\. (ok|FAIL|ERROR|skipped.*)$/\3 - report: \2.\1/p' |
 	sed -E 's/^(FAIL|ERROR) - /not ok - /; s/^skipped (.*) - (.*)$/ok - \2 # SKIP \1/' | tap_import ""
 stage_end
