@@ -28,7 +28,7 @@ stage_start tree
 stage_end
 
 stage_start series
-{ "$TOP/scripts/series-check.sh" 2>&1 || echo "not ok - series-check.sh failed (see above)"; } | tap_import ""
+tap_import "" < <("$TOP/scripts/series-check.sh" 2>&1 || echo "not ok - series-check.sh failed (see above)")
 stage_end
 
 stage_start lint
@@ -39,9 +39,9 @@ tap_result "shellcheck: harness scripts" "$rc"
 stage_end
 
 stage_start report
-{ python3 -m unittest discover -s "$TOP/report" -v 2>&1 || echo "test_suite (all) ... FAIL"; } |
-	sed -nE 's/^(test\w*) \(([^)]*)\).* \.\.\. (ok|FAIL|ERROR|skipped.*)$/\3 - report: \2.\1/p' |
-	sed -E 's/^(FAIL|ERROR) - /not ok - /; s/^skipped (.*) - (.*)$/ok - \2 # SKIP \1/' | tap_import ""
+tap_import "" < <({ python3 -m unittest discover -s "$TOP/report" -v 2>&1 || echo "test_suite (all) ... FAIL"; } |
+	sed -nE 's/^(test\w*) \(([^)]*)\).* \.\.\. (ok|FAIL|ERROR|skipped.*)$/\3 - report: \2/p' |
+	sed -E 's/^(FAIL|ERROR) - /not ok - /; s/^skipped (.*) - (.*)$/ok - \2 # SKIP \1/')
 stage_end
 
 stage_start kernel
@@ -81,7 +81,7 @@ if grep -q '^CONFIG_IO_WAIT_KUNIT_TEST=y' "$BUILD/obj-debug/.config"; then
 	if [ -z "$results" ]; then
 		tap_result "kunit: iopoll_wait ran in the guest" 1 "no KTAP results in $out/serial.log"
 	else
-		echo "$results" | tap_import ""
+		tap_import "" <<<"$results"
 	fi
 else
 	tap_result "kunit: iopoll_wait" skip "CONFIG_IO_WAIT_KUNIT_TEST is not in this kernel"
