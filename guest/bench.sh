@@ -8,7 +8,17 @@
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
 #
 # Each run writes RAWDIR/<workload>__<mode>__r<rep>.json (counters before/after,
-# wall time, extra results) and, for fio rows, <same name>.fio.json (fio json+).
+# wall time, the queue knobs of the run, extra results) and, for fio rows,
+# <same name>.fio.json (fio json+).
+#
+# Modes (each run sets all four knobs of the disk, see mode_knobs):
+#   off         the IRQ path (all knobs off)
+#   on          iowait_poll=1, spinning
+#   adaptive    iowait_poll=1, iowait_poll_mode=adaptive (sleep on an hrtimer, then spin)
+#   irqsuppress iowait_poll=1 with the queue's vector masked while a task polls
+#   napi        iowait_poll_submit_reap=1 only (a CQ pass on each submission)
+#   iopoll      knobs off, fio uses io_uring with hipri (a poll queue)
+#   idlepoll    knobs off, second boot with idle=poll
 set -euo pipefail
 
 die() {
@@ -50,13 +60,28 @@ find_disk() {
 	return 1
 }
 
+# The per-queue knobs that every run sets, in the order set_knobs writes them.
+KNOBS=(iowait_poll_mode iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap)
+
 # check_disk DISK: the sysfs and debugfs files of the feature must exist.
 check_disk() {
-	local disk=$1 f
+	local disk=$1 f knob need
 	for f in /sys/block/"$disk"/queue/iowait_poll \
 		/sys/block/"$disk"/queue/iowait_poll_budget_us \
 		/sys/kernel/debug/block/"$disk"/iowait_poll_stats; do
 		[ -e "$f" ] || die "$f is missing: is the iopoll kernel booted (and debugfs mounted)?"
+	done
+	# Every run sets all four knobs, so a kernel without one can run no mode.
+	for knob in "${KNOBS[@]}"; do
+		f=/sys/block/$disk/queue/$knob
+		[ -e "$f" ] && continue
+		case $knob in
+		iowait_poll_mode) need="mode adaptive" ;;
+		iowait_poll_irq_suppress) need="mode irqsuppress" ;;
+		iowait_poll_submit_reap) need="mode napi" ;;
+		*) need="every mode" ;;
+		esac
+		die "$f is missing: this kernel lacks the $knob knob ($need needs it, and every run sets it)"
 	done
 }
 
@@ -69,15 +94,62 @@ if [ "$BOOT" = main ]; then
 fi
 command -v fio >/dev/null || die "fio is not installed"
 
-# set_poll DISK 0|1
-set_poll() {
-	echo "$2" >"/sys/block/$1/queue/iowait_poll"
+# mode_knobs MODE: the values of KNOBS for MODE, in KNOBS order.
+mode_knobs() {
+	case $1 in
+	off | iopoll | idlepoll) echo spin 0 0 0 ;;
+	on) echo spin 1 0 0 ;;
+	adaptive) echo adaptive 1 0 0 ;;
+	irqsuppress) echo spin 1 1 0 ;;
+	napi) echo spin 0 0 1 ;;
+	*) die "mode $1 has no knob settings" ;;
+	esac
 }
 
+# read_knob DISK KNOB: the knob's value; "[b]" of a "a [b] c" style choice list.
+read_knob() {
+	local value
+	read -r value <"/sys/block/$1/queue/$2"
+	if [[ $value =~ \[([^]]*)\] ]]; then value=${BASH_REMATCH[1]}; fi
+	echo "$value"
+}
+
+# write_knob DISK KNOB VALUE
+write_knob() {
+	echo "$3" >"/sys/block/$1/queue/$2" || die "cannot write '$3' to /sys/block/$1/queue/$2"
+}
+
+# Everything off, spinning (the kernel defaults), as KNOB=VALUE in write order:
+# the features first, iowait_poll last but one, the reverse of set_knobs.
+RESET_KNOBS=(iowait_poll_irq_suppress=0 iowait_poll_submit_reap=0 iowait_poll=0 iowait_poll_mode=spin)
+
+# set_knobs DISK MODE: reset, then set KNOBS for MODE (the mode before
+# iowait_poll, iowait_poll before IRQ suppression) and check that they read back.
+set_knobs() {
+	local disk=$1 mode=$2 values kv i got
+	local -a want
+	values=$(mode_knobs "$mode")
+	read -ra want <<<"$values"
+	for kv in "${RESET_KNOBS[@]}"; do
+		write_knob "$disk" "${kv%%=*}" "${kv#*=}"
+	done
+	for i in "${!KNOBS[@]}"; do
+		write_knob "$disk" "${KNOBS[i]}" "${want[i]}"
+	done
+	for i in "${!KNOBS[@]}"; do
+		got=$(read_knob "$disk" "${KNOBS[i]}")
+		[ "$got" = "${want[i]}" ] ||
+			die "/sys/block/$disk/queue/${KNOBS[i]} reads '$got' after writing '${want[i]}' (mode $mode)"
+	done
+}
+
+# restore_poll: on exit, every knob of both disks back to the defaults, as far as possible.
 restore_poll() {
-	local disk
+	local disk kv
 	for disk in $MAIN $DATA; do
-		echo 0 >"/sys/block/$disk/queue/iowait_poll" 2>/dev/null || true
+		for kv in "${RESET_KNOBS[@]}"; do
+			echo "${kv#*=}" >"/sys/block/$disk/queue/${kv%%=*}" 2>/dev/null || true
+		done
 	done
 	if mountpoint -q "$EXT4_DIR"; then umount "$EXT4_DIR" || true; fi
 }
@@ -93,6 +165,17 @@ json_str() {
 	s=${s//$'\t'/ }
 	s=${s//$'\n'/\\n}
 	printf '"%s"' "$s"
+}
+
+# knobs_json DISK: the disk's KNOBS as a JSON object, numbers as numbers.
+knobs_json() {
+	local knob value out=''
+	for knob in "${KNOBS[@]}"; do
+		value=$(read_knob "$1" "$knob")
+		[[ $value =~ ^[0-9]+$ ]] || value=$(json_str "$value")
+		out+="${out:+, }\"$knob\": $value"
+	done
+	printf '{%s}' "$out"
 }
 
 # ctrl_of DISK: the controller name (nvme0) that DISK's IRQ vectors are named after.
@@ -199,11 +282,13 @@ metadata_walks() {
 
 # run_one WORKLOAD MODE REP: one measured run, saved under RAWDIR.
 run_one() {
-	local workload=$1 mode=$2 rep=$3 disk=$MAIN name before after extra='' fio_file=''
+	local workload=$1 mode=$2 rep=$3 disk=$MAIN name knobs poll before after extra='' fio_file=''
 	local -a args
 	name=${workload}__${mode}__r${rep}
 	[ "$workload" = metadata_walk ] && disk=$DATA
-	if [ "$mode" = on ]; then set_poll "$disk" 1; else set_poll "$disk" 0; fi
+	set_knobs "$disk" "$mode"
+	knobs=$(knobs_json "$disk")
+	poll=$(read_knob "$disk" iowait_poll)
 
 	if [ "$workload" != metadata_walk ]; then
 		mapfile -t args < <(fio_args "$workload" "$mode" "$disk")
@@ -233,13 +318,13 @@ run_one() {
 		;;
 	esac
 	after=$(snapshot "$disk")
-	set_poll "$disk" 0
+	set_knobs "$disk" off
 
 	{
 		printf '{"workload": "%s", "mode": "%s", "rep": %s, "boot": "%s", "profile": "%s",\n' \
 			"$workload" "$mode" "$rep" "$BOOT" "$PROFILE"
-		printf ' "disk": "%s", "poll": %s, "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
-			"$disk" "$([ "$mode" = on ] && echo 1 || echo 0)" \
+		printf ' "disk": "%s", "poll": %s, "knobs": %s,\n' "$disk" "$poll" "$knobs"
+		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
 			"$(cat "/sys/block/$disk/queue/iowait_poll_budget_us")" "$CLK_TCK" "$RUNTIME" "$RAMP"
 		if [ -n "$fio_file" ]; then
 			printf ' "fio_file": "%s", "fio_args": %s,\n' "$fio_file" "$(json_str "${args[*]}")"
@@ -260,8 +345,8 @@ write_env() {
 			"$(json_str "$(uname -r)")" "$(nproc)" "$(json_str "$(cat /proc/cmdline)")"
 		printf ' "fio_version": %s, "clk_tck": %s, "main_disk": "%s", "data_disk": "%s",\n' \
 			"$(json_str "$(fio --version)")" "$CLK_TCK" "$MAIN" "$DATA"
-		printf ' "budget_us": %s, "devices": [%s]}\n' \
-			"$(cat "/sys/block/$MAIN/queue/iowait_poll_budget_us")" "$serials"
+		printf ' "budget_us": %s, "knobs_at_start": %s, "devices": [%s]}\n' \
+			"$(cat "/sys/block/$MAIN/queue/iowait_poll_budget_us")" "$(knobs_json "$MAIN")" "$serials"
 	} >"$ENVFILE"
 }
 
@@ -270,11 +355,11 @@ write_env() {
 # "workload:mode mode ..." in run order.
 if [ "$BOOT" = main ]; then
 	MATRIX=(
-		"psync_qd1_randread:off on iopoll"
+		"psync_qd1_randread:off on adaptive irqsuppress napi iopoll"
 		"psync_qd1_randwrite:off on"
-		"buffered_randread:off on"
+		"buffered_randread:off on irqsuppress adaptive"
 		"metadata_walk:off on"
-		"libaio_qd32_randread:off on"
+		"libaio_qd32_randread:off on napi"
 		"corunner:off on"
 	)
 else
@@ -290,6 +375,7 @@ write_env
 total=0
 for row in "${MATRIX[@]}"; do
 	read -ra modes <<<"${row#*:}"
+	for mode in "${modes[@]}"; do mode_knobs "$mode" >/dev/null; done
 	total=$((total + REPS * ${#modes[@]}))
 done
 

@@ -9,6 +9,7 @@ meta.json from the host. Python 3 standard library only; gnuplot is optional.
 """
 import glob
 import json
+import operator
 import os
 import shutil
 import statistics
@@ -18,28 +19,51 @@ import tempfile
 
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
              "metadata_walk", "libaio_qd32_randread", "corunner"]
-MODES = ["off", "on", "iopoll", "idlepoll"]
+MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll"]
 MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
+               "adaptive": "adaptive (sleep, then spin)", "irqsuppress": "irqsuppress (spin, IRQ masked)",
+               "napi": "napi (reap on submit)",
                "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot"}
 EXITS = ["exit_woken", "exit_reaped", "exit_resched", "exit_busy",
          "exit_budget", "exit_signal", "exit_error"]
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p99.9": 99.9}
+# iowait_poll_stats lines that are gauges, not counters: reported as their value
+# after the run (poll_gauges), never as a delta.
+GAUGES = ["ewma_ns"]
 # /proc/stat cpu columns counted as busy: user nice system irq softirq.
 BUSY_COLUMNS = [0, 1, 2, 5, 6]
 
-# (summary key, what it is, goal or None)
+# (summary key, what it is, goal or None); a goal is (comparison, threshold),
+# the comparison one of GOAL_OPS.
+GOAL_OPS = {">=": (operator.ge, "≥"), "<=": (operator.le, "≤"), ">": (operator.gt, ">")}
 SUMMARY = [
-    ("psync_qd1_on_vs_off", "psync QD1 randread IOPS, on ÷ off", 1.4),
-    ("psync_qd1_on_vs_iopoll", "psync QD1 randread IOPS, on ÷ io_uring IOPOLL", 0.85),
-    ("nosleep_share_psync_qd1", "psync QD1 on: polled waits that ended without sleeping", 0.90),
-    ("buffered_on_vs_off", "buffered cold randread IOPS, on ÷ off", 1.4),
-    ("metadata_off_vs_on", "ext4 metadata walk time, off ÷ on", 1.25),
-    ("libaio_qd32_on_vs_off", "libaio QD32 randread IOPS, on ÷ off", 0.98),
-    ("corunner_on_vs_off", "co-runner iterations/s, on ÷ off", 0.95),
+    ("psync_qd1_on_vs_off", "psync QD1 randread IOPS, on ÷ off", (">=", 1.4)),
+    ("psync_qd1_on_vs_iopoll", "psync QD1 randread IOPS, on ÷ io_uring IOPOLL", (">=", 0.85)),
+    ("nosleep_share_psync_qd1", "psync QD1 on: polled waits that ended without sleeping", (">=", 0.90)),
+    ("buffered_on_vs_off", "buffered cold randread IOPS, on ÷ off", (">=", 1.4)),
+    ("metadata_off_vs_on", "ext4 metadata walk time, off ÷ on", (">=", 1.25)),
+    ("libaio_qd32_on_vs_off", "libaio QD32 randread IOPS, on ÷ off", (">=", 0.98)),
+    ("corunner_on_vs_off", "co-runner iterations/s, on ÷ off", (">=", 0.95)),
+    ("adaptive_win_share", "psync QD1 randread: share of the mean-latency win of on kept by adaptive, "
+     "(off − adaptive) ÷ (off − on) of fio's mean total latency", (">=", 0.80)),
+    ("adaptive_cpu_share", "psync QD1 randread CPU µs/IO, adaptive ÷ on", ("<=", 0.50)),
+    ("irqsuppress_vs_iopoll", "psync QD1 randread IOPS, irqsuppress ÷ io_uring IOPOLL", (">=", 0.95)),
+    ("irqsuppress_on_vs_off", "psync QD1 randread IOPS, irqsuppress ÷ off", (">=", 1.55)),
+    ("irqsuppress_buffered_vs_spin", "buffered cold randread IOPS, irqsuppress ÷ on: no worse than "
+     "plain spin, within run-to-run noise (3 %)", (">=", 0.97)),
+    ("napi_qd32_gain", "libaio QD32 randread with napi: the better of IOPS napi ÷ off and "
+     "CPU µs/IO off ÷ napi (goal: one of the two improves)", (">", 1.0)),
+    ("napi_qd1_on_vs_off", "psync QD1 randread IOPS, napi ÷ off: never regresses, "
+     "within run-to-run noise (3 %)", (">=", 0.97)),
     ("psync_qd1_on_vs_idlepoll", "psync QD1 on IOPS ÷ IRQ IOPS of the idle=poll boot", None),
     ("reaped_share_psync_qd1", "psync QD1 on: completions reaped by the poller", None),
     ("psync_qd1_randwrite_on_vs_off", "psync QD1 randwrite IOPS, on ÷ off", None),
     ("corunner_fio_on_vs_off", "fio IOPS beside the co-runner, on ÷ off", None),
+    ("napi_qd32_on_vs_off", "libaio QD32 randread IOPS, napi ÷ off", None),
+    ("napi_qd32_cpu_off_vs_on", "libaio QD32 randread CPU µs/IO, off ÷ napi", None),
+    ("irq_per_io_irqsuppress_psync_qd1", "psync QD1 irqsuppress: IRQs per I/O", None),
+    ("adaptive_hybrid_sleep_share", "psync QD1 adaptive: polled waits that slept on the hrtimer "
+     "first (hybrid_sleeps ÷ waits)", None),
 ]
 # Facts the report must show (or say "unknown"), with the meta.json keys that may hold them.
 META_FACTS = {"kernel": ["kernel_version", "kernel_series", "kernel_base", "kernel"],
@@ -137,6 +161,8 @@ def run_metrics(run):
     if job:
         m["iops"] = sum(job.get(d, {}).get("iops", 0.0) for d in ("read", "write", "trim"))
         m["clat_us"] = clat_percentiles_us(job)
+        lat_mean = job[fio_main_direction(job)].get("lat_ns", {}).get("mean")
+        m["lat_mean_us"] = lat_mean / 1000.0 if lat_mean is not None else None
     # I/O count over the same window as the other counters: the disk's own stat
     # (reads + writes completed), else fio's count.
     ios = None
@@ -158,8 +184,9 @@ def run_metrics(run):
         m["wall_s"] = (after["t_ns"] - before["t_ns"]) / 1e9
 
     stats0, stats1 = before.get("poll_stats", {}), after.get("poll_stats", {})
-    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1}
+    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1 if k not in GAUGES}
     m["poll_delta"] = delta
+    m["poll_gauges"] = {k: stats1[k] for k in GAUGES if k in stats1}
     waits = delta.get("waits", 0)
     if waits:
         m["nosleep_share"] = sum(delta.get(k, 0) for k in ("exit_woken", "exit_reaped", "exit_signal")) / waits
@@ -168,6 +195,8 @@ def run_metrics(run):
         m["nosleep_share"] = None
         m["exit_shares"] = {}
     m["reaped_share"] = ratio(delta.get("reaped", 0), m["ios"]) if delta else None
+    m["hybrid_sleep_share"] = ratio(delta["hybrid_sleeps"], waits) if "hybrid_sleeps" in delta else None
+    m["submit_reaped_share"] = ratio(delta["submit_reaped"], m["ios"]) if "submit_reaped" in delta else None
 
     if run.get("walk_s"):
         m["walk_s"] = statistics.mean(run["walk_s"])
@@ -210,11 +239,16 @@ def make_rows(runs):
             "reps": len(ms),
             "iops": spread(m.get("iops") for m in ms),
             "clat_us": {p: median_of(m.get("clat_us", {}).get(p) for m in ms) for p in PERCENTILES},
+            "lat_mean_us": median_of(m.get("lat_mean_us") for m in ms),
             "cpu_us_per_io": median_of(m.get("cpu_us_per_io") for m in ms),
             "ctx_per_io": median_of(m.get("ctx_per_io") for m in ms),
             "irq_per_io": median_of(m.get("irq_per_io") for m in ms),
             "nosleep_share": median_of(m.get("nosleep_share") for m in ms),
             "reaped_share": median_of(m.get("reaped_share") for m in ms),
+            "hybrid_sleep_share": median_of(m.get("hybrid_sleep_share") for m in ms),
+            "submit_reaped_share": median_of(m.get("submit_reaped_share") for m in ms),
+            "ewma_us": median_of(m["poll_gauges"]["ewma_ns"] / 1000.0
+                                 if "ewma_ns" in m.get("poll_gauges", {}) else None for m in ms),
             "exit_shares": {k: median_of(m["exit_shares"].get(k) for m in ms) for k in EXITS},
             "walk_s": spread(m.get("walk_s") for m in ms),
             "corunner_iter_per_s": spread(m.get("corunner_iter_per_s") for m in ms),
@@ -236,7 +270,17 @@ def row_value(rows, workload, mode, field):
 def make_summary(rows):
     def iops(w, m):
         return row_value(rows, w, m, "iops")
-    p = "psync_qd1_randread"
+
+    def cpu(w, m):
+        return row_value(rows, w, m, "cpu_us_per_io")
+    p, q32, buf = "psync_qd1_randread", "libaio_qd32_randread", "buffered_randread"
+    lat_off, lat_on, lat_adaptive = (row_value(rows, p, m, "lat_mean_us") for m in ("off", "on", "adaptive"))
+    # The share of on's mean-latency win over off that adaptive keeps; no win, no share.
+    win_share = None
+    if None not in (lat_off, lat_on, lat_adaptive) and lat_off - lat_on > 0:
+        win_share = (lat_off - lat_adaptive) / (lat_off - lat_on)
+    napi_iops = ratio(iops(q32, "napi"), iops(q32, "off"))
+    napi_cpu = ratio(cpu(q32, "off"), cpu(q32, "napi"))
     return {
         "psync_qd1_on_vs_off": ratio(iops(p, "on"), iops(p, "off")),
         "psync_qd1_on_vs_iopoll": ratio(iops(p, "on"), iops(p, "iopoll")),
@@ -251,6 +295,17 @@ def make_summary(rows):
         "reaped_share_psync_qd1": row_value(rows, p, "on", "reaped_share"),
         "psync_qd1_randwrite_on_vs_off": ratio(iops("psync_qd1_randwrite", "on"), iops("psync_qd1_randwrite", "off")),
         "corunner_fio_on_vs_off": ratio(iops("corunner", "on"), iops("corunner", "off")),
+        "adaptive_win_share": win_share,
+        "adaptive_cpu_share": ratio(cpu(p, "adaptive"), cpu(p, "on")),
+        "irqsuppress_vs_iopoll": ratio(iops(p, "irqsuppress"), iops(p, "iopoll")),
+        "irqsuppress_on_vs_off": ratio(iops(p, "irqsuppress"), iops(p, "off")),
+        "irqsuppress_buffered_vs_spin": ratio(iops(buf, "irqsuppress"), iops(buf, "on")),
+        "napi_qd32_on_vs_off": napi_iops,
+        "napi_qd32_cpu_off_vs_on": napi_cpu,
+        "napi_qd32_gain": max(napi_iops, napi_cpu) if None not in (napi_iops, napi_cpu) else None,
+        "napi_qd1_on_vs_off": ratio(iops(p, "napi"), iops(p, "off")),
+        "irq_per_io_irqsuppress_psync_qd1": row_value(rows, p, "irqsuppress", "irq_per_io"),
+        "adaptive_hybrid_sleep_share": row_value(rows, p, "adaptive", "hybrid_sleep_share"),
     }
 
 
@@ -316,6 +371,39 @@ def workload_table(workload, rows):
     return lines + [""]
 
 
+# (title, workload, modes) of the "Modes side by side" tables.
+SIDE_BY_SIDE = [
+    ("psync QD1 4 KiB randread", "psync_qd1_randread",
+     ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll"]),
+    ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
+    ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "adaptive", "irqsuppress"]),
+]
+
+
+def side_by_side_table(title, workload, modes, rows):
+    """Markdown lines comparing the modes of one workload; [] if it has no rows."""
+    present = [m for m in modes if find_row(rows, workload, m)]
+    if not present:
+        return []
+    off = find_row(rows, workload, "off")
+    base = off["iops"]["median"] if off and off["iops"] else None
+    header = ["mode", "IOPS median", "vs off (IRQ)", "lat mean µs", "clat p99 µs", "CPU µs/IO",
+              "IRQ/IO", "ctx/IO"]
+    lines = [f"## Modes side by side ({title})", "", "| " + " | ".join(header) + " |",
+             "|" + "---|" * len(header)]
+    for mode in present:
+        r = find_row(rows, workload, mode)
+        value = r["iops"]["median"] if r["iops"] else None
+        cells = [MODE_LABELS.get(mode, mode), "–" if value is None else f"{value:,.0f}",
+                 fmt(ratio(value, base)), fmt(r["lat_mean_us"], 1), fmt(r["clat_us"]["p99"], 1),
+                 fmt(r["cpu_us_per_io"], 1), fmt(r["irq_per_io"]), fmt(r["ctx_per_io"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    missing = [m for m in modes if m not in present]
+    if missing:
+        lines += ["", "Not run: " + ", ".join(missing) + "."]
+    return lines + [""]
+
+
 def meta_lines(meta, guest):
     lines = ["## Setup", "", "| fact | value |", "|---|---|"]
     missing = {fact: "unknown" for fact, keys in META_FACTS.items() if not any(k in meta for k in keys)}
@@ -340,21 +428,30 @@ def make_markdown(rows, summary, meta, guest):
              "reaped by the poller ÷ all I/Os; exit reasons are shares of polled waits. "
              "CPU is user+nice+system+irq+softirq time of all CPUs; per-I/O figures divide "
              "by the disk's completed I/Os over the whole run (ramp included). "
-             "The idle=poll row comes from a second boot, so ratios against it cross boots.", ""]
+             "The idle=poll row comes from a second boot, so ratios against it cross boots. "
+             "Modes: off is the IRQ path; on is iowait_poll spinning; adaptive is iowait_poll "
+             "with iowait_poll_mode=adaptive (sleep on an hrtimer, then spin); irqsuppress is on "
+             "with the queue's vector masked while a task polls (iowait_poll_irq_suppress); napi is "
+             "iowait_poll_submit_reap alone (a completion-queue pass on each submission); io_uring "
+             "IOPOLL is fio's io_uring with hipri on a poll queue. \"lat mean\" is fio's mean total "
+             "latency (lat_ns, submission to completion); percentiles are completion latency (clat).", ""]
     workloads = []
     for r in rows:
         if r["workload"] not in workloads:
             workloads.append(r["workload"])
     for w in workloads:
         lines += workload_table(w, rows)
+    for title, workload, modes in SIDE_BY_SIDE:
+        lines += side_by_side_table(title, workload, modes, rows)
     lines += ["## Targets", "", "| what | summary key | measured | goal | status |", "|---|---|---|---|---|"]
     for key, what, goal in SUMMARY:
         value = summary.get(key)
         if goal is None:
             status, goal_text = "info", "–"
         else:
-            status = "no data" if value is None else ("met" if value >= goal else "missed")
-            goal_text = f"≥ {goal:.2f}"
+            compare, sign = GOAL_OPS[goal[0]]
+            status = "no data" if value is None else ("met" if compare(value, goal[1]) else "missed")
+            goal_text = f"{sign} {goal[1]:.2f}"
         lines.append(f"| {what} | {key} | {fmt(value, 3)} | {goal_text} | {status} |")
     lines.append("")
     return "\n".join(lines + meta_lines(meta, guest))

@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,14 +41,45 @@ class TempResults(unittest.TestCase):
         with open(os.path.join(self.dir, raw, name + ".fio.json")) as f:
             return json.load(f)["jobs"][0]["read"]
 
-    def set_iops(self, name, iops):
-        """Overwrite the IOPS that fio reported for one sample run."""
+    def set_fio(self, name, **fields):
+        """Overwrite fields of the read direction that fio reported for one sample run;
+        lat_mean_us sets lat_ns.mean."""
         path = os.path.join(self.dir, "raw", name + ".fio.json")
         with open(path) as f:
             fio = json.load(f)
-        fio["jobs"][0]["read"]["iops"] = iops
+        read = fio["jobs"][0]["read"]
+        if "lat_mean_us" in fields:
+            read["lat_ns"]["mean"] = 1000.0 * fields.pop("lat_mean_us")
+        read.update(fields)
         with open(path, "w") as f:
             json.dump(fio, f)
+
+    def set_iops(self, name, iops):
+        """Overwrite the IOPS that fio reported for one sample run."""
+        self.set_fio(name, iops=iops)
+
+    def copy_run(self, name, workload):
+        """A copy of sample run `name` (sidecar and fio output) as a run of `workload`."""
+        raw = os.path.join(self.dir, "raw")
+        with open(os.path.join(raw, name + ".json")) as f:
+            run = json.load(f)
+        new = name.replace(run["workload"], workload)
+        run.update(workload=workload, fio_file=new + ".fio.json")
+        with open(os.path.join(raw, new + ".json"), "w") as f:
+            json.dump(run, f)
+        shutil.copy(os.path.join(raw, name + ".fio.json"), os.path.join(raw, run["fio_file"]))
+        return new
+
+    def ios_of(self, name):
+        """The I/Os of a sample run (make_samples.py counts fio's)."""
+        return self.fio_of(name)["total_ios"]
+
+    def per_run(self, workload, mode, f):
+        """The median over the sample reps of f(ios) (make_samples.py's formulas)."""
+        names = [os.path.basename(p)[:-len(".fio.json")]
+                 for p in glob.glob(os.path.join(self.dir, "raw", f"{workload}__{mode}__r*.fio.json"))]
+        self.assertTrue(names)
+        return statistics.median(f(self.ios_of(n)) for n in names)
 
 
 class TestRunMetrics(TempResults):
@@ -89,6 +121,57 @@ class TestRunMetrics(TempResults):
         m = report.run_metrics(run)
         self.assertAlmostEqual(m["nosleep_share"], 0.8)
         self.assertAlmostEqual(m["reaped_share"], 0.1)
+
+    def test_lat_mean_comes_from_fio(self):
+        runs = {r["source"]: r for r in report.load_runs(self.dir)}
+        for name in ("psync_qd1_randread__adaptive__r1", "libaio_qd32_randread__napi__r1"):
+            m = report.run_metrics(runs[f"raw/{name}.json"])
+            self.assertAlmostEqual(m["lat_mean_us"], self.fio_of(name)["lat_ns"]["mean"] / 1000)
+
+    def test_new_mode_counters(self):
+        # make_samples.py: adaptive 80 % hybrid sleeps, 20 µs CPU/IO; irqsuppress 0.05 IRQ/IO;
+        # napi submit_reaped = 50 % of the I/Os and no polled waits.
+        runs = {r["source"]: r for r in report.load_runs(self.dir)}
+        adaptive = report.run_metrics(runs["raw/psync_qd1_randread__adaptive__r1.json"])
+        ios = self.ios_of("psync_qd1_randread__adaptive__r1")
+        self.assertAlmostEqual(adaptive["hybrid_sleep_share"], (4 * ios // 5) / ios)
+        self.assertAlmostEqual(adaptive["cpu_us_per_io"], (2 * ios // 1000) * 1e4 / ios)
+        self.assertEqual(adaptive["poll_delta"]["hybrid_timer_ends"], 3 * ios // 4)
+        irqs = report.run_metrics(runs["raw/psync_qd1_randread__irqsuppress__r1.json"])
+        ios = self.ios_of("psync_qd1_randread__irqsuppress__r1")
+        self.assertAlmostEqual(irqs["irq_per_io"], (50 * ios // 1000) / ios)
+        self.assertEqual(irqs["poll_delta"]["irq_held"], ios - ios // 20)
+        self.assertEqual(irqs["hybrid_sleep_share"], 0.0)  # no hybrid sleeps in spin mode
+        napi = report.run_metrics(runs["raw/psync_qd1_randread__napi__r1.json"])
+        ios = self.ios_of("psync_qd1_randread__napi__r1")
+        self.assertIsNone(napi["nosleep_share"])
+        self.assertIsNone(napi["hybrid_sleep_share"])  # no waits to divide by
+        self.assertAlmostEqual(napi["submit_reaped_share"], (ios // 2) / ios)
+
+    def test_ewma_is_a_gauge_not_a_counter(self):
+        # The learned completion time may fall during a run: no delta, its value after the run.
+        stats = {n: 0 for n in report.EXITS + ["waits", "reaped"]}
+        run = {"workload": "w", "mode": "adaptive", "rep": 1,
+               "before": {"poll_stats": dict(stats, ewma_ns=50000), "diskstat": [0] * 11},
+               "after": {"poll_stats": dict(stats, waits=10, exit_woken=10, ewma_ns=30000),
+                         "diskstat": [10] + [0] * 10}}
+        m = report.run_metrics(run)
+        self.assertNotIn("ewma_ns", m["poll_delta"])
+        self.assertEqual(m["poll_gauges"], {"ewma_ns": 30000})
+        self.assertEqual(m["poll_delta"]["waits"], 10)
+        row = report.make_rows([dict(run, metrics=m)])[0]
+        self.assertAlmostEqual(row["ewma_us"], 30.0)
+
+    def test_old_counters_without_new_lines(self):
+        # Runs from a kernel without the new stats lines: the new per-run fields are None.
+        stats = {n: 0 for n in report.EXITS + ["waits", "reaped"]}
+        run = {"workload": "w", "mode": "on", "rep": 1,
+               "before": {"poll_stats": stats, "diskstat": [0] * 11},
+               "after": {"poll_stats": dict(stats, waits=4, exit_woken=4), "diskstat": [4] + [0] * 10}}
+        m = report.run_metrics(run)
+        self.assertIsNone(m["hybrid_sleep_share"])
+        self.assertIsNone(m["submit_reaped_share"])
+        self.assertEqual(m["poll_gauges"], {})
 
     def test_clat_cdf_ends_at_one_and_rises(self):
         runs = report.load_runs(self.dir)
@@ -135,6 +218,61 @@ class TestSummary(TempResults):
         self.assertAlmostEqual(s["nosleep_share_psync_qd1"], 0.95, places=2)
         self.assertIsNone(s["buffered_on_vs_off"])  # no buffered runs in the samples
 
+    def test_mode_order(self):
+        rows = report.build(self.dir)[0]["rows"]
+        modes = [r["mode"] for r in rows if r["workload"] == "psync_qd1_randread"]
+        self.assertEqual(modes, ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll"])
+
+    def test_new_mode_ratios(self):
+        p = "psync_qd1_randread"
+        for rep in (1, 2):
+            for mode, iops, lat in (("off", 100.0, 100.0), ("on", 150.0, 60.0), ("adaptive", 140.0, 68.0),
+                                    ("irqsuppress", 160.0, 55.0), ("napi", 98.0, 101.0),
+                                    ("iopoll", 170.0, 50.0)):
+                self.set_fio(f"{p}__{mode}__r{rep}", iops=iops, lat_mean_us=lat)
+        self.set_iops("libaio_qd32_randread__off__r1", 1000.0)
+        self.set_iops("libaio_qd32_randread__napi__r1", 990.0)
+        s = report.build(self.dir)[0]["summary"]
+        self.assertAlmostEqual(s["adaptive_win_share"], (100.0 - 68.0) / (100.0 - 60.0))
+        self.assertAlmostEqual(s["irqsuppress_vs_iopoll"], 160.0 / 170.0)
+        self.assertAlmostEqual(s["irqsuppress_on_vs_off"], 1.6)
+        self.assertAlmostEqual(s["napi_qd1_on_vs_off"], 0.98)
+        self.assertAlmostEqual(s["napi_qd32_on_vs_off"], 0.99)
+        # CPU per I/O: adaptive 2, on 5, libaio off 5, napi 4 busy jiffies per 1000 I/Os.
+        cpu = {j: (lambda ios, j=j: (j * ios // 1000) * 1e4 / ios) for j in (2, 4, 5)}
+        self.assertAlmostEqual(s["adaptive_cpu_share"],
+                               self.per_run(p, "adaptive", cpu[2]) / self.per_run(p, "on", cpu[5]))
+        cpu_off_vs_napi = (self.per_run("libaio_qd32_randread", "off", cpu[5])
+                           / self.per_run("libaio_qd32_randread", "napi", cpu[4]))
+        self.assertAlmostEqual(s["napi_qd32_cpu_off_vs_on"], cpu_off_vs_napi)
+        self.assertAlmostEqual(s["napi_qd32_gain"], max(0.99, cpu_off_vs_napi))
+        self.assertAlmostEqual(s["irq_per_io_irqsuppress_psync_qd1"],
+                               self.per_run(p, "irqsuppress", lambda ios: (50 * ios // 1000) / ios))
+        self.assertAlmostEqual(s["adaptive_hybrid_sleep_share"],
+                               self.per_run(p, "adaptive", lambda ios: (4 * ios // 5) / ios))
+        self.assertIsNone(s["irqsuppress_buffered_vs_spin"])  # no buffered runs in the samples
+
+    def test_adaptive_win_share_needs_a_win(self):
+        p = "psync_qd1_randread"
+        for rep in (1, 2):
+            for mode, lat in (("off", 100.0), ("on", 100.0), ("adaptive", 80.0)):
+                self.set_fio(f"{p}__{mode}__r{rep}", lat_mean_us=lat)
+        self.assertIsNone(report.build(self.dir)[0]["summary"]["adaptive_win_share"])
+        for rep in (1, 2):
+            self.set_fio(f"{p}__on__r{rep}", lat_mean_us=120.0)
+        self.assertIsNone(report.build(self.dir)[0]["summary"]["adaptive_win_share"])
+        for rep in (1, 2):
+            os.remove(os.path.join(self.dir, "raw", f"{p}__adaptive__r{rep}.json"))
+            self.set_fio(f"{p}__on__r{rep}", lat_mean_us=50.0)
+        self.assertIsNone(report.build(self.dir)[0]["summary"]["adaptive_win_share"])
+
+    def test_buffered_irqsuppress_vs_spin(self):
+        for mode, iops in (("on", 200.0), ("irqsuppress", 196.0)):
+            name = self.copy_run(f"psync_qd1_randread__{mode}__r1", "buffered_randread")
+            self.set_iops(name, iops)
+        s = report.build(self.dir)[0]["summary"]
+        self.assertAlmostEqual(s["irqsuppress_buffered_vs_spin"], 0.98)
+
     def test_summary_keys_present(self):
         self.assertEqual(run_report(self.dir).returncode, 0)
         with open(os.path.join(self.dir, "results.json")) as f:
@@ -142,8 +280,16 @@ class TestSummary(TempResults):
         for key in ("psync_qd1_on_vs_off", "psync_qd1_on_vs_iopoll", "buffered_on_vs_off",
                     "metadata_off_vs_on", "libaio_qd32_on_vs_off", "corunner_on_vs_off",
                     "psync_qd1_on_vs_idlepoll", "nosleep_share_psync_qd1",
-                    "reaped_share_psync_qd1"):
+                    "reaped_share_psync_qd1", "adaptive_win_share", "adaptive_cpu_share",
+                    "irqsuppress_vs_iopoll", "irqsuppress_on_vs_off", "irqsuppress_buffered_vs_spin",
+                    "napi_qd32_on_vs_off", "napi_qd32_cpu_off_vs_on", "napi_qd32_gain",
+                    "napi_qd1_on_vs_off", "irq_per_io_irqsuppress_psync_qd1",
+                    "adaptive_hybrid_sleep_share"):
             self.assertIn(key, results["summary"])
+        self.assertEqual(sorted(results["summary"]), sorted(k for k, _, _ in report.SUMMARY))
+        run = next(r for r in results["runs"] if r["mode"] == "irqsuppress")
+        self.assertEqual(run["knobs"]["iowait_poll_irq_suppress"], 1)
+        self.assertEqual(run["poll"], 1)
         self.assertEqual(len(results["runs"]), len(glob.glob(os.path.join(self.dir, "raw*", "*__r*.json")))
                          - len(glob.glob(os.path.join(self.dir, "raw*", "*.fio.json"))))
         self.assertIn("jobs", results["runs"][0]["fio"])  # fio json+ kept whole
@@ -166,6 +312,69 @@ class TestMarkdown(TempResults):
         self.assertIn("| buffered_on_vs_off | – | ≥ 1.40 | no data |", md)
         self.assertIn("| accel | tcg,thread=multi |", md)
         self.assertIn("ratios of the medians", md)
+
+    def test_modes_side_by_side(self):
+        self.assertEqual(run_report(self.dir).returncode, 0)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        section = md.split("## Modes side by side (psync QD1 4 KiB randread)")[1].split("\n## ")[0]
+        labels = [line.split(" | ")[0][2:] for line in section.splitlines() if line.startswith("| ")][1:]
+        self.assertEqual(labels, [report.MODE_LABELS[m] for m in
+                                  ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll")])
+        self.assertNotIn("Not run", section)
+        iops = self.fio_of("psync_qd1_randread__off__r1")["iops"], self.fio_of("psync_qd1_randread__off__r2")["iops"]
+        self.assertIn(f"| off (IRQ) | {statistics.median(iops):,.0f} | 1.00 | ", section)
+        self.assertIn("| lat mean µs | clat p99 µs | CPU µs/IO | IRQ/IO | ctx/IO |", section)
+        section = md.split("## Modes side by side (libaio QD32 4 KiB randread)")[1].split("\n## ")[0]
+        self.assertIn("| napi (reap on submit) |", section)
+        self.assertNotIn("## Modes side by side (buffered", md)  # no buffered runs in the samples
+        self.assertIn("| adaptive_cpu_share |", md)
+        self.assertIn("| ≤ 0.50 |", md)
+        self.assertIn("| napi_qd32_gain |", md)
+
+    def test_goal_comparisons(self):
+        summary = {key: None for key, _, _ in report.SUMMARY}
+        summary.update(adaptive_cpu_share=0.5, adaptive_win_share=0.79, napi_qd32_gain=1.0,
+                       irqsuppress_on_vs_off=1.55, napi_qd1_on_vs_off=0.97)
+        md = report.make_markdown([], summary, {}, {})
+        self.assertIn("| adaptive_cpu_share | 0.500 | ≤ 0.50 | met |", md)
+        self.assertIn("| adaptive_win_share | 0.790 | ≥ 0.80 | missed |", md)
+        self.assertIn("| napi_qd32_gain | 1.000 | > 1.00 | missed |", md)
+        self.assertIn("| irqsuppress_on_vs_off | 1.550 | ≥ 1.55 | met |", md)
+        self.assertIn("| napi_qd1_on_vs_off | 0.970 | ≥ 0.97 | met |", md)
+        self.assertIn("within run-to-run noise (3 %)", md)
+        summary["adaptive_cpu_share"] = 0.51
+        self.assertIn("| adaptive_cpu_share | 0.510 | ≤ 0.50 | missed |", report.make_markdown([], summary, {}, {}))
+
+    def test_results_without_new_modes(self):
+        # Results from before the new modes: no such runs, no new stats lines, no knobs.
+        for path in glob.glob(os.path.join(self.dir, "raw*", "*.json")):
+            if any(f"__{m}__" in path for m in ("adaptive", "irqsuppress", "napi")):
+                os.remove(path)
+            elif not path.endswith(".fio.json"):
+                with open(path) as f:
+                    run = json.load(f)
+                run.pop("knobs")
+                for snap in (run["before"], run["after"]):
+                    for k in ("hybrid_sleeps", "hybrid_timer_ends", "ewma_ns", "irq_held",
+                              "irq_rearmed", "submit_reaped"):
+                        del snap["poll_stats"][k]
+                with open(path, "w") as f:
+                    json.dump(run, f)
+        result = run_report(self.dir)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.dir, "results.json")) as f:
+            s = json.load(f)["summary"]
+        for key in ("adaptive_win_share", "adaptive_cpu_share", "irqsuppress_vs_iopoll",
+                    "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1", "adaptive_hybrid_sleep_share"):
+            self.assertIsNone(s[key], key)
+        self.assertIsNotNone(s["psync_qd1_on_vs_off"])
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        self.assertIn("Not run: adaptive, irqsuppress, napi.", md)
+        self.assertIn("Not run: napi.", md)
+        self.assertIn("| adaptive_cpu_share | – | ≤ 0.50 | no data |", md)
+        self.assertIn("| on (iowait_poll) | 2 |", md)
 
     def test_missing_meta_fields_say_unknown(self):
         with open(os.path.join(self.dir, "meta.json"), "w") as f:

@@ -4,10 +4,17 @@
 
 The counters are synthetic but derived from fio's own I/O count, so that the
 per-I/O figures are known exactly (see test_report.py):
-  off: 1 ctx switch and 1 IRQ per I/O, no polled waits
-  on:  0.01 ctx switches and 1 IRQ per I/O; every I/O a polled wait,
-       95 % exit_woken, 5 % exit_budget; reaped = 3 per 1000 I/Os
-  cpu: busy jiffies = 5 per 1000 I/Os (clk_tck 100 -> 50 µs per I/O)
+  off:  1 ctx switch and 1 IRQ per I/O, no polled waits (also iopoll, idlepoll)
+  on:   0.01 ctx switches and 1 IRQ per I/O; every I/O a polled wait,
+        95 % exit_woken, 5 % exit_budget; reaped = 3 per 1000 I/Os
+  adaptive: as on, but 0.8 ctx switches per I/O, 2 busy jiffies per 1000 I/Os,
+        hybrid_sleeps = 80 % and hybrid_timer_ends = 75 % of the waits
+  irqsuppress: as on, but 0.05 IRQs per I/O; irq_held = 95 %, irq_rearmed = 5 %
+        of the waits
+  napi: no polled waits, 1 ctx switch and 0.5 IRQs per I/O, submit_reaped = 50 %
+        of the I/Os, 4 busy jiffies per 1000 I/Os
+  cpu:  busy jiffies = 5 per 1000 I/Os (clk_tck 100 -> 50 µs per I/O) unless said
+  ewma_ns (a gauge): 25000 before every run, 40000 after a run with polled waits
 """
 import json
 import os
@@ -18,7 +25,17 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results")
 STATS = ["waits", "polls", "reaped", "spin_ns", "exit_woken", "exit_reaped", "exit_resched",
-         "exit_busy", "exit_budget", "exit_signal", "exit_error"]
+         "exit_busy", "exit_budget", "exit_signal", "exit_error", "hybrid_sleeps",
+         "hybrid_timer_ends", "ewma_ns", "irq_held", "irq_rearmed", "submit_reaped"]
+# mode -> (IRQs, ctx switches, busy jiffies) per 1000 I/Os
+PER_1000_IOS = {"on": (1000, 10, 5), "adaptive": (1000, 800, 2), "irqsuppress": (50, 10, 5),
+                "napi": (500, 1000, 4)}
+DEFAULT_PER_1000_IOS = (1000, 1000, 5)
+# mode -> queue knobs, as guest/bench.sh sets them
+KNOBS = {"on": ("spin", 1, 0, 0), "adaptive": ("adaptive", 1, 0, 0),
+         "irqsuppress": ("spin", 1, 1, 0), "napi": ("spin", 0, 0, 1)}
+DEFAULT_KNOBS = ("spin", 0, 0, 0)
+KNOB_NAMES = ("iowait_poll_mode", "iowait_poll", "iowait_poll_irq_suppress", "iowait_poll_submit_reap")
 
 ENGINES = {  # workload/mode -> fio options; io_uring stands in for IOPOLL on a file
     "psync": ["--ioengine=psync", "--iodepth=1", "--direct=1"],
@@ -27,8 +44,8 @@ ENGINES = {  # workload/mode -> fio options; io_uring stands in for IOPOLL on a 
 }
 # (raw dir, workload, mode, rep, engine or None)
 RUNS = [("raw", "psync_qd1_randread", m, r, "iopoll" if m == "iopoll" else "psync")
-        for r in (1, 2) for m in ("off", "on", "iopoll")]
-RUNS += [("raw", "libaio_qd32_randread", m, 1, "libaio") for m in ("off", "on")]
+        for r in (1, 2) for m in ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll")]
+RUNS += [("raw", "libaio_qd32_randread", m, 1, "libaio") for m in ("off", "on", "napi")]
 RUNS += [("raw", "corunner", m, 1, "psync") for m in ("off", "on")]
 RUNS += [("raw", "metadata_walk", m, r, None) for r in (1, 2) for m in ("off", "on")]
 RUNS += [("raw-idlepoll", "psync_qd1_randread", "idlepoll", 1, "psync")]
@@ -46,17 +63,26 @@ def snapshot(t_ns, ios, mode, after):
     """Counters before (after=False) or after a run of `ios` I/Os."""
     k = 1 if after else 0
     stats = {name: 0 for name in STATS}
-    if mode == "on" and after:
+    if mode in ("on", "adaptive", "irqsuppress") and after:
         stats.update(waits=ios, polls=3 * ios, reaped=3 * ios // 1000, spin_ns=10_000 * ios,
                      exit_woken=ios - ios // 20, exit_budget=ios // 20)
+    if mode == "adaptive" and after:
+        stats.update(hybrid_sleeps=4 * ios // 5, hybrid_timer_ends=3 * ios // 4, spin_ns=2_000 * ios)
+    if mode == "irqsuppress" and after:
+        stats.update(irq_held=ios - ios // 20, irq_rearmed=ios // 20)
+    if mode == "napi" and after:
+        stats.update(submit_reaped=ios // 2)
     base = 1000
+    poll_stats = {n: base + v for n, v in stats.items()}
+    poll_stats["ewma_ns"] = 40_000 if after and stats["waits"] else 25_000  # a gauge
+    irqs, ctxt, jiffies = PER_1000_IOS.get(mode, DEFAULT_PER_1000_IOS)
     return {
         "t_ns": t_ns,
-        "poll_stats": {n: base + v for n, v in stats.items()},
-        "irqs": base + k * ios,
+        "poll_stats": poll_stats,
+        "irqs": base + k * irqs * ios // 1000,
         "irq_lines": "",
-        "ctxt": base + k * (ios if mode != "on" else ios // 100),
-        "cpu_jiffies": [base + k * 5 * ios // 1000, base, base, 5000, 0, base, base, 0, 0, 0],
+        "ctxt": base + k * ctxt * ios // 1000,
+        "cpu_jiffies": [base + k * jiffies * ios // 1000, base, base, 5000, 0, base, base, 0, 0, 0],
         "diskstat": [base + k * ios, 0, 0, 0, base, 0, 0, 0, 0, 0, 0],
     }
 
@@ -72,10 +98,11 @@ def main():
         data = os.path.join(tmp, "x")
         for raw, workload, mode, rep, engine in RUNS:
             name = f"{workload}__{mode}__r{rep}"
+            knobs = dict(zip(KNOB_NAMES, KNOBS.get(mode, DEFAULT_KNOBS)))
             side = {"workload": workload, "mode": mode, "rep": rep,
                     "boot": "idlepoll" if raw != "raw" else "main", "profile": "sample",
-                    "disk": "nvme0n1", "poll": int(mode == "on"), "budget_us": 200,
-                    "clk_tck": 100, "runtime_s": 1, "ramp_s": 0}
+                    "disk": "nvme0n1", "poll": knobs["iowait_poll"], "knobs": knobs,
+                    "budget_us": 200, "clk_tck": 100, "runtime_s": 1, "ramp_s": 0}
             if engine:
                 args = ["fio", "--name=x", f"--filename={data}", "--size=64M", "--time_based",
                         "--runtime=1", "--randrepeat=0", "--norandommap", "--group_reporting",
