@@ -1,0 +1,45 @@
+#!/bin/bash
+# Guest-side experiment: psync QD1 randread on the iopoll-main disk with the
+# IRQ armed (on) and held off (irqsuppress) at spin budgets of 200 and
+# 1000 us, plus the IRQ path (off); 3 interleaved reps of 4 s. One line per run.
+# Run: make vm PROFILE=bench CMD='bash guest/irqsuppress_budget.sh'
+set -euo pipefail
+
+disk=
+for dev in /sys/block/nvme*n1; do
+	[ "$(tr -d ' ' <"$dev/device/serial")" = iopoll-main ] && disk=$(basename "$dev")
+done
+[ -n "$disk" ] || { echo "irqsuppress_budget.sh: no NVMe disk with serial iopoll-main" >&2; exit 1; }
+q=/sys/block/$disk/queue
+for f in iowait_poll iowait_poll_irq_suppress iowait_poll_budget_us; do
+	[ -e "$q/$f" ] || { echo "irqsuppress_budget.sh: $q/$f is missing (not the iopoll kernel?)" >&2; exit 1; }
+done
+
+irqs() {
+	awk '$NF ~ /nvme[0-9]+q[1-9]/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts
+}
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$disk/iowait_poll_stats"
+}
+reset() {
+	echo 0 >"$q/iowait_poll"
+	echo 0 >"$q/iowait_poll_irq_suppress"
+	echo 200 >"$q/iowait_poll_budget_us"
+}
+trap reset EXIT
+
+for rep in 1 2 3; do
+	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 off:200; do
+		mode=${cfg%%:*} budget=${cfg#*:}
+		reset
+		echo "$budget" >"$q/iowait_poll_budget_us"
+		if [ "$mode" != off ]; then echo 1 >"$q/iowait_poll"; fi
+		if [ "$mode" = irqsuppress ]; then echo 1 >"$q/iowait_poll_irq_suppress"; fi
+		i0=$(irqs) w0=$(stat_of waits) b0=$(stat_of exit_budget)
+		result=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=4 --time_based \
+			--output-format=terse --terse-version=3 --ioengine=psync --direct=1 --rw=randread |
+			awk -F';' '{ print "iops=" $8 " lat_mean_us=" $40 }')
+		i1=$(irqs) w1=$(stat_of waits) b1=$(stat_of exit_budget)
+		echo "rep=$rep mode=$mode budget_us=$budget $result irqs=$((i1 - i0)) waits=$((w1 - w0)) budget_exits=$((b1 - b0))"
+	done
+done
