@@ -1,7 +1,8 @@
 #!/bin/bash
 # Guest-side experiment: psync QD1 randread on the iopoll-main disk with the
 # IRQ armed (on) and held off (irqsuppress) at spin budgets of 200 and
-# 1000 us, plus the IRQ path (off); 3 interleaved reps of 4 s. One line per run.
+# 1000 us, plus the IRQ path (off) and io_uring IOPOLL on a poll queue
+# (iopoll); 3 interleaved reps of 4 s (REPS to change). One line per run.
 # Run: make vm PROFILE=bench CMD='bash guest/irqsuppress_budget.sh'
 set -euo pipefail
 
@@ -28,16 +29,22 @@ reset() {
 }
 trap reset EXIT
 
-for rep in 1 2 3; do
-	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 off:200; do
+REPS=${REPS:-3}
+[[ $REPS =~ ^[1-9][0-9]?$ ]] || { echo "irqsuppress_budget.sh: REPS=$REPS is not 1-99" >&2; exit 1; }
+for ((rep = 1; rep <= REPS; rep++)); do
+	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 off:200 iopoll:200; do
 		mode=${cfg%%:*} budget=${cfg#*:}
 		reset
 		echo "$budget" >"$q/iowait_poll_budget_us"
-		if [ "$mode" != off ]; then echo 1 >"$q/iowait_poll"; fi
-		if [ "$mode" = irqsuppress ]; then echo 1 >"$q/iowait_poll_irq_suppress"; fi
+		engine=(--ioengine=psync)
+		case $mode in
+		on) echo 1 >"$q/iowait_poll" ;;
+		irqsuppress) echo 1 >"$q/iowait_poll" && echo 1 >"$q/iowait_poll_irq_suppress" ;;
+		iopoll) engine=(--ioengine=io_uring --hipri=1) ;;
+		esac
 		i0=$(irqs) w0=$(stat_of waits) b0=$(stat_of exit_budget)
 		result=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=4 --time_based \
-			--output-format=terse --terse-version=3 --ioengine=psync --direct=1 --rw=randread |
+			--output-format=terse --terse-version=3 "${engine[@]}" --direct=1 --rw=randread |
 			awk -F';' '{ print "iops=" $8 " lat_mean_us=" $40 }')
 		i1=$(irqs) w1=$(stat_of waits) b1=$(stat_of exit_budget)
 		echo "rep=$rep mode=$mode budget_us=$budget $result irqs=$((i1 - i0)) waits=$((w1 - w0)) budget_exits=$((b1 - b0))"
