@@ -297,10 +297,14 @@ class TestSummary(TempResults):
 
 
 class TestMarkdown(TempResults):
-    def test_tables_and_targets(self):
+    def report_md(self):
+        """Run report.py on the samples copy; return its report.md."""
         self.assertEqual(run_report(self.dir).returncode, 0)
         with open(os.path.join(self.dir, "report.md")) as f:
-            md = f.read()
+            return f.read()
+
+    def test_tables_and_targets(self):
+        md = self.report_md()
         for heading in ("### psync_qd1_randread", "### libaio_qd32_randread", "### metadata_walk",
                         "### corunner", "## Targets", "## Setup"):
             self.assertIn(heading, md)
@@ -314,9 +318,7 @@ class TestMarkdown(TempResults):
         self.assertIn("ratios of the medians", md)
 
     def test_modes_side_by_side(self):
-        self.assertEqual(run_report(self.dir).returncode, 0)
-        with open(os.path.join(self.dir, "report.md")) as f:
-            md = f.read()
+        md = self.report_md()
         section = md.split("## Modes side by side (psync QD1 4 KiB randread)")[1].split("\n## ")[0]
         labels = [line.split(" | ")[0][2:] for line in section.splitlines() if line.startswith("| ")][1:]
         self.assertEqual(labels, [report.MODE_LABELS[m] for m in
@@ -379,9 +381,7 @@ class TestMarkdown(TempResults):
     def test_missing_meta_fields_say_unknown(self):
         with open(os.path.join(self.dir, "meta.json"), "w") as f:
             json.dump({"accel": "tcg"}, f)
-        self.assertEqual(run_report(self.dir).returncode, 0)
-        with open(os.path.join(self.dir, "report.md")) as f:
-            md = f.read()
+        md = self.report_md()
         self.assertIn("| qemu | unknown |", md)
         self.assertIn("| accel | tcg |", md)
 
