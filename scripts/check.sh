@@ -70,7 +70,7 @@ rc=0
 if [ -f "$out/guest.log" ]; then
 	tap_import "guest: " <"$out/guest.log"
 fi
-tap_result "guest: guest/check.sh exited 0 (serial log: $out/serial.log)" "$rc"
+tap_result "guest: guest/check.sh, all scenarios (serial log: $out/serial.log)" "$rc" "exit $rc"
 stage_end
 
 stage_start kunit
