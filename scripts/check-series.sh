@@ -17,17 +17,21 @@ if [ ! -f "$obj/.config" ]; then
 	(cd "$obj" && "$work/scripts/kconfig/merge_config.sh" -m -O "$obj" .config \
 		"$TOP/configs/base.config" "$TOP/configs/debug.config" >/dev/null)
 fi
-failed=0
+failed=0 n=0
+rm -f "$obj"/build-*.log
 for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do
+	n=$((n + 1))
 	git -C "$work" checkout -q "$commit"
 	subject=$(git -C "$work" log -1 --format=%s)
+	log=$(printf '%s/build-%02d.log' "$obj" "$n")
 	make -s -C "$work" O="$obj" olddefconfig >/dev/null
-	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
-		echo "ok - builds: $subject"
+	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
+		echo "ok $n - builds: $subject"
 	else
-		echo "not ok - builds: $subject (see $obj/build.log)"
+		echo "not ok $n - builds: $subject (see $log)"
 		failed=1
 	fi
 done
+echo "1..$n"
 git -C "$TREE" worktree remove --force "$work"
 exit "$failed"
