@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH
 
-.PHONY: all deps tree export kernel selftests vm check check-series sparse bench lint help
+.PHONY: all deps tree export kernel selftests vm check check-series check-series-objects sparse bench lint help
 
 all: help
 
@@ -37,6 +37,9 @@ check: ## the tests: series hygiene, debug kernel, KUnit and kselftests in the g
 
 check-series: tree ## build the kernel after every patch (bisectability)
 	scripts/check-series.sh
+
+check-series-objects: tree ## compile the C files the series touches after every patch (no link)
+	scripts/check-series.sh --objects
 
 sparse: ## sparse (C=2) on the files the series touches; fails on warnings in added lines
 	scripts/sparse.sh

@@ -1,12 +1,19 @@
 #!/bin/bash
-# Build the debug kernel after every patch of the series, in a separate worktree (bisectability).
+# Build the kernel after every patch of the series, in a separate worktree (bisectability).
+# --objects: compile only the .c files the series has touched so far, per patch (no link).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+mode=full
+case ${1:-} in
+"") ;;
+--objects) mode=objects ;;
+*) die "usage: check-series.sh [--objects]" ;;
+esac
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
 work=$BUILD/series-tree
-obj=$BUILD/obj-series
+obj=$BUILD/obj-series-$mode
 git -C "$TREE" worktree remove --force "$work" >/dev/null 2>&1 || rm -rf "$work"
 git -C "$TREE" worktree prune
 git -C "$TREE" worktree add -q --detach "$work" "$BASE_TAG"
@@ -25,10 +32,16 @@ for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do
 	subject=$(git -C "$work" log -1 --format=%s)
 	log=$(printf '%s/build-%02d.log' "$obj" "$n")
 	make -s -C "$work" O="$obj" olddefconfig >/dev/null
-	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
-		echo "ok $n - builds: $subject"
+	targets=(bzImage)
+	if [ "$mode" = objects ]; then
+		mapfile -t targets < <(git -C "$work" diff --name-only "$BASE_TAG" HEAD -- '*.c' |
+			grep -v '^tools/' | sed 's/\.c$/.o/')
+		[ "${#targets[@]}" -gt 0 ] || { echo "ok $n - no C files yet: $subject"; continue; }
+	fi
+	if make -s -C "$work" O="$obj" CC="ccache gcc" -j"$(nproc)" "${targets[@]}" >"$log" 2>&1; then
+		echo "ok $n - builds ($mode): $subject"
 	else
-		echo "not ok $n - builds: $subject (see $log)"
+		echo "not ok $n - builds ($mode): $subject (see $log)"
 		failed=1
 	fi
 done
