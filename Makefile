@@ -13,10 +13,11 @@ all: help
 help:
 	@sed -n '1,3p' Makefile; echo; grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
 
-deps: ## install build and test packages (apt, as root)
-	scripts/deps.sh
+deps: ## install every package the harness needs (apt, as root; as non-root, names what is missing)
+	scripts/deps.sh all
 
-tree: deps ## extract linux-source into build/linux and apply patches/ as commits
+tree: ## extract linux-source into build/linux and apply patches/ as commits
+	scripts/deps.sh build
 	scripts/tree.sh
 
 export: ## regenerate patches/ from the commits in build/linux
@@ -30,6 +31,7 @@ selftests: tree ## build tools/testing/selftests/iopoll into build/kselftest
 
 vm: ## boot the $(PROFILE) kernel and run CMD in the guest: make vm CMD='fio ...'
 	@[ -n "$(CMD)" ] || { echo "error: set CMD='command to run in the guest'" >&2; exit 2; }
+	scripts/deps.sh vm
 	scripts/vm.sh -p $(PROFILE) -- '$(CMD)'
 
 check: ## the tests: series hygiene, debug kernel, KUnit and kselftests in the guest, dmesg

@@ -16,8 +16,17 @@ main() {
 	ln -sf /proc/self/fd/2 /dev/stderr
 	mount -t devpts devpts /dev/pts
 	mount -t tmpfs shm /dev/shm
+	# Writable tmpfs over these; a checkout below one of them is moved back on top.
 	for d in /tmp /run /var/tmp /var/lib /root; do
-		mount -t tmpfs tmp "$d"
+		if [[ $iopoll_top/ == "$d"/* ]]; then
+			mkdir -p /dev/shm/iopoll-top
+			mount --bind "$iopoll_top" /dev/shm/iopoll-top
+			mount -t tmpfs tmp "$d"
+			mkdir -p "$iopoll_top"
+			mount --move /dev/shm/iopoll-top "$iopoll_top"
+		else
+			mount -t tmpfs tmp "$d"
+		fi
 	done
 	mount -t debugfs debugfs /sys/kernel/debug
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 iopoll_out "$iopoll_out"

@@ -14,7 +14,7 @@ export VCPUS
 if [ "$profile" = quick ]; then : "${VM_TIMEOUT:=1800}"; else : "${VM_TIMEOUT:=5400}"; fi
 export VM_TIMEOUT
 
-"$TOP/scripts/deps.sh"
+"$TOP/scripts/deps.sh" bench
 "$TOP/scripts/tree.sh"
 "$TOP/scripts/kernel.sh" bench
 

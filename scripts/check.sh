@@ -11,16 +11,15 @@ check_uint VM_TIMEOUT "${VM_TIMEOUT:=3000}" 60 86400
 export VM_TIMEOUT
 stages=()
 stage_start() {
-	stage_name=$1
-	stage_t0=$SECONDS
-	echo "# stage: $stage_name"
+	stage_begin "$1" "check-$1"
 }
 stage_end() {
-	stages+=("$(printf '%-12s %5d s' "$stage_name" $((SECONDS - stage_t0)))")
+	stage_done
+	stages+=("$(printf '%-12s %5d s' "$STAGE_NAME" $((SECONDS - STAGE_T0)))")
 }
 
 stage_start deps
-"$TOP/scripts/deps.sh"
+"$TOP/scripts/deps.sh" check
 stage_end
 
 stage_start tree
@@ -66,7 +65,7 @@ stage_start guest
 out=$BUILD/check/guest
 rm -rf "$out"
 rc=0
-"$TOP/scripts/vm.sh" -p debug -o "$out" -- guest/check.sh || rc=$?
+VM_STREAM=progress "$TOP/scripts/vm.sh" -p debug -o "$out" -- guest/check.sh || rc=$?
 if [ -f "$out/guest.log" ]; then
 	tap_import "guest: " <"$out/guest.log"
 fi

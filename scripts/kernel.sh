@@ -15,7 +15,7 @@ mkdir -p "$obj"
 export CCACHE_DIR=$BUILD/ccache KBUILD_BUILD_TIMESTAMP="" KBUILD_BUILD_USER=iopoll KBUILD_BUILD_HOST=iopoll
 jobs=$(nproc)
 kmake() {
-	make -s -C "$TREE" O="$obj" CC="ccache gcc" -j"$jobs" "$@"
+	make -C "$TREE" O="$obj" CC="ccache gcc" -j"$jobs" "$@"
 }
 
 fragments=("$TOP/configs/base.config" "$TOP/configs/$profile.config")
@@ -27,10 +27,42 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config-fragments" 2>/dev/null)" !=
 	kmake olddefconfig >/dev/null
 	echo "$want" >"$obj/.config-fragments"
 fi
-log "building $profile kernel (log: $obj/build.log)"
-if ! kmake bzImage >"$obj/build.log" 2>&1; then
-	grep -E 'error|Error' "$obj/build.log" | head -20 >&2
+# Progress: kbuild's quiet lines ("  CC      init/main.o") counted against the number a
+# full build of this profile took last time (kept in $BUILD, so it survives a clean obj).
+steps_file=$BUILD/kernel-steps-$profile
+full_build=0
+[ -f "$obj/vmlinux" ] || full_build=1
+total=""
+[ "$full_build" -eq 0 ] || total=$(cat "$steps_file" 2>/dev/null || true)
+if [ "$full_build" -eq 1 ]; then
+	log "building $profile kernel from scratch, 15-25 minutes on 2 cores with an empty ccache (log: $obj/build.log)"
+else
+	log "building $profile kernel, incremental (log: $obj/build.log)"
+fi
+progress_steps() {
+	local interval=60 t0=$SECONDS n line
+	[ -t 2 ] && interval=5
+	while sleep "$interval"; do
+		n=$(grep -c '^  [A-Z]' "$obj/build.log" 2>/dev/null || true)
+		line="kernel $profile: ${n:-0}${total:+/~$total} steps"
+		[ -z "$total" ] || line+=" ($((100 * ${n:-0} / total))%)"
+		line+=", $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s"
+		if [ -t 2 ]; then printf '\r  %s ' "$line" >&2; else log "$line"; fi
+	done
+}
+progress_steps &
+progress_pid=$!
+rc=0
+kmake bzImage >"$obj/build.log" 2>&1 || rc=$?
+kill "$progress_pid" 2>/dev/null || true
+wait "$progress_pid" 2>/dev/null || true
+[ ! -t 2 ] || echo >&2
+if [ "$rc" -ne 0 ]; then
+	grep -m 20 -E 'error|Error' "$obj/build.log" >&2 || true
 	die "kernel build failed; see $obj/build.log"
+fi
+if [ "$full_build" -eq 1 ]; then
+	grep -c '^  [A-Z]' "$obj/build.log" >"$steps_file" || true
 fi
 ln -sf "$obj/arch/x86/boot/bzImage" "$BUILD/bzImage-$profile"
 log "built $BUILD/bzImage-$profile ($(git -C "$TREE" describe --always --tags))"

@@ -72,3 +72,16 @@ validate_knobs() {
 	check_uint MEM_MB "${MEM_MB:-2048}" 512 16384
 	[ -z "${VM_TIMEOUT:-}" ] || check_uint VM_TIMEOUT "$VM_TIMEOUT" 10 86400
 }
+
+# Stage times, kept in build/ so that the next run can say how long a stage took last time.
+# stage_begin NAME KEY: announce stage NAME, timed under KEY; stage_done: record how long it took.
+stage_begin() {
+	local last
+	STAGE_NAME=$1 STAGE_KEY=$2 STAGE_T0=$SECONDS
+	last=$(cat "$BUILD/stage-times/$STAGE_KEY" 2>/dev/null || true)
+	echo "# stage: $STAGE_NAME${last:+ (took ${last} s last time)}"
+}
+stage_done() {
+	mkdir -p "$BUILD/stage-times"
+	echo $((SECONDS - STAGE_T0)) >"$BUILD/stage-times/$STAGE_KEY"
+}

@@ -3,6 +3,7 @@
 #
 # usage: vm.sh [-p debug|bench] [-o OUTDIR] [-t SECONDS] [-a EXTRA_APPEND] -- COMMAND...
 # Knobs (environment): ACCEL=auto|kvm|tcg VCPUS=1..8 MEM_MB=512..16384 BACKEND=null|file
+#   VM_STREAM=all|progress|none: the guest's output on the terminal (progress: TAP lines only)
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -33,6 +34,8 @@ accel=${ACCEL:-auto}
 vcpus=${VCPUS:-2}
 mem_mb=${MEM_MB:-2048}
 backend=${BACKEND:-null}
+stream=${VM_STREAM:-all}
+check_choice VM_STREAM "$stream" all progress none
 check_choice PROFILE "$profile" debug bench
 check_choice ACCEL "$accel" auto kvm tcg
 check_choice BACKEND "$backend" null file
@@ -72,7 +75,7 @@ fi
 [ -n "$outdir" ] || outdir=$BUILD/vm/run-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir/rc" "$outdir/serial.log"
+rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log"
 printf '%s\n' "$*" >"$outdir/command"
 echo "$accel" >"$outdir/accel"
 
@@ -94,7 +97,40 @@ append="console=ttyS0 loglevel=7 panic=-1 oops=panic softlockup_panic=0 root=/de
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$TOP/guest/init.sh"
 append+=" nvme.poll_queues=1 iopoll_out=$outdir iopoll_top=$TOP $extra_append"
 
-log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend); serial log: $outdir/serial.log"
+# stream_guest LOG: copy the guest's output to the terminal as it is written, and say
+# every minute that the guest still runs when it is silent.
+stream_guest() {
+	local log=$1 line buf="" t0=$SECONDS quiet_since=$SECONDS
+	local pattern='.'
+	[ "$stream" = progress ] && pattern='(^|# )(not )?ok [0-9]|^#+ ?(stage|FAIL|Totals)|^\[row '
+	while [ ! -f "$log" ]; do
+		sleep 1
+		if ((SECONDS - quiet_since >= 60)); then
+			log "guest: booting, $((SECONDS - t0)) s"
+			quiet_since=$SECONDS
+		fi
+	done
+	while :; do
+		if IFS= read -r line; then
+			line=$buf$line buf=""
+			if [ "$stream" != none ] && [[ $line =~ $pattern ]]; then
+				printf '  guest| %s\n' "$line" >&2
+				quiet_since=$SECONDS
+			fi
+		else
+			buf+=$line
+			sleep 1
+			if ((SECONDS - quiet_since >= 60)); then
+				log "guest: running, $(((SECONDS - t0) / 60)) min, log: $log"
+				quiet_since=$SECONDS
+			fi
+		fi
+	done <"$log"
+}
+
+log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend, timeout ${timeout_s}s); serial log: $outdir/serial.log"
+stream_guest "$outdir/guest.log" &
+stream_pid=$!
 set +e
 timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-machine q35 -smp "$vcpus" -m "$mem_mb" -nographic -no-reboot -nodefaults \
@@ -110,6 +146,9 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	>"$outdir/qemu.log" 2>&1 </dev/null
 qemu_rc=$?
 set -e
+sleep 1
+kill "$stream_pid" 2>/dev/null || true
+wait "$stream_pid" 2>/dev/null || true
 if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
 	die "QEMU did not finish within ${timeout_s}s and was killed; see $outdir/serial.log"
 fi
