@@ -49,6 +49,5 @@ sparse: ## sparse (C=2) on the files the series touches; fails on warnings in ad
 bench: ## the benchmark: fio matrix in the bench kernel, report in results/latest
 	scripts/bench.sh
 
-lint: ## shellcheck the harness
-	cd scripts && shellcheck -x *.sh
-	shellcheck -x guest/*.sh
+lint: ## shellcheck the harness, its tests, .ci/run and the selftests' scripts in build/linux
+	scripts/lint.sh

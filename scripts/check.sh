@@ -32,9 +32,13 @@ stage_end
 
 stage_start lint
 rc=0
-(cd "$TOP/scripts" && shellcheck -x ./*.sh) || rc=1
-shellcheck -x "$TOP"/guest/*.sh "$TOP/.ci/run" || rc=1
-tap_result "shellcheck: harness scripts" "$rc"
+"$TOP/scripts/lint.sh" || rc=1
+tap_result "shellcheck: harness, tests, .ci/run and the selftests' scripts" "$rc"
+stage_end
+
+stage_start harness
+tap_import "" < <("$TOP/tests/harness/test_deps_archive_check.sh" 2>&1 ||
+	echo "not ok - tests/harness/test_deps_archive_check.sh failed")
 stage_end
 
 stage_start report
@@ -49,6 +53,11 @@ rc=0
 tap_result "kernel: debug build of $(git -C "$TREE" describe --always --tags)" "$rc"
 stage_end
 [ "$rc" -eq 0 ] || { tap_summary; exit 1; }
+
+stage_start locations
+tap_import "" < <("$TOP/tests/harness/test_clone_locations.sh" debug 2>&1 ||
+	echo "not ok - tests/harness/test_clone_locations.sh failed")
+stage_end
 
 stage_start selftests
 if [ -d "$TREE/tools/testing/selftests/iopoll" ]; then

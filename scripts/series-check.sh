@@ -10,20 +10,56 @@ set -euo pipefail
 mapfile -t series < <(series_patches)
 [ "${#series[@]}" -gt 0 ] || die "patches/series is empty"
 
+# readme_apply_commands: the README's git am and quilt lines, with this checkout's path.
+readme_apply_commands() {
+	local line
+	while IFS= read -r line; do
+		printf '%s\n' "${line//\/path\/to\/iopoll/$TOP}"
+	done < <(sed -n '/^## Applying the series to your own tree/,/^## /p' "$TOP/README.md" |
+		grep -E '^(git am|QUILT_PATCHES=)')
+}
+
+# The README's commands, run as written on a pristine base: both must give the same tree.
 pristine=$BUILD/pristine
 git -C "$TREE" worktree remove --force "$pristine" >/dev/null 2>&1 || rm -rf "$pristine"
 git -C "$TREE" worktree prune
 git -C "$TREE" worktree add -q --detach "$pristine" "$BASE_TAG"
+mapfile -t commands < <(readme_apply_commands)
+git_am=$(printf '%s\n' "${commands[@]}" | grep '^git am' || true)
+quilt=$(printf '%s\n' "${commands[@]}" | grep '^QUILT_PATCHES=' || true)
+apply_log=$BUILD/series-apply.log
 rc=0
-for p in "${series[@]}"; do
-	if ! git -C "$pristine" am -q "$PATCHES/$p" >"$BUILD/series-apply.log" 2>&1; then
-		cat "$BUILD/series-apply.log" >&2
+if [ -z "$git_am" ]; then
+	echo "# README.md has no 'git am' line under '## Applying the series to your own tree'"
+	rc=1
+elif ! (cd "$pristine" && bash -c "$git_am") >"$apply_log" 2>&1; then
+	sed 's/^/# /' "$apply_log"
+	rc=1
+elif [ "$(git -C "$pristine" rev-list --count "$BASE_TAG..HEAD")" -ne "${#series[@]}" ]; then
+	echo "# the README's git am line did not apply all ${#series[@]} patches"
+	rc=1
+fi
+tap_result "series: the README's 'git am' applies ${#series[@]} patches to a pristine $LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" "$rc"
+am_tree=$(git -C "$pristine" rev-parse 'HEAD^{tree}')
+
+rc=0
+git -C "$pristine" am --abort >/dev/null 2>&1 || true
+git -C "$pristine" checkout -q --detach "$BASE_TAG"
+if [ -z "$quilt" ]; then
+	echo "# README.md has no 'QUILT_PATCHES=... quilt' line under '## Applying the series to your own tree'"
+	rc=1
+elif ! (cd "$pristine" && bash -c "$quilt") >"$apply_log" 2>&1; then
+	sed 's/^/# /' "$apply_log"
+	rc=1
+else
+	git -C "$pristine" add -A -- . ':!.pc'
+	if [ "$(git -C "$pristine" write-tree)" != "$am_tree" ]; then
+		echo "# quilt and git am give different trees; see git -C $pristine diff --cached $am_tree"
 		rc=1
-		break
 	fi
-done
-tap_result "series: ${#series[@]} patches apply to a pristine $LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" "$rc"
-git -C "$TREE" worktree remove --force "$pristine"
+fi
+tap_result "series: the README's quilt line gives the same tree as its git am line" "$rc"
+[ "$rc" -ne 0 ] || git -C "$TREE" worktree remove --force "$pristine"
 
 # The base is a tarball without upstream history, so checkpatch cannot look up the
 # commits the messages cite (9650b453a3d4, ...): that one check is left out.

@@ -47,19 +47,21 @@ kernel=$BUILD/bzImage-$profile
 [ -f "$kernel" ] || die "no $kernel; run 'make kernel PROFILE=$profile'"
 
 # KVM only if it really boots a kernel: /dev/kvm here can be a nested PVM that hangs.
+# The answer is kept for this QEMU and this kernel image, and probed again when either changes.
 kvm_works() {
-	local probe=$BUILD/vm/kvm-probe.log
+	local probe=$BUILD/vm/kvm-probe.log cache=$BUILD/vm/kvm-probe key answer
 	[ -w /dev/kvm ] || return 1
-	[ -f "$BUILD/vm/kvm-ok" ] && return 0
-	[ -f "$BUILD/vm/kvm-no" ] && return 1
-	timeout -k 5 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 -nographic -no-reboot \
-		-kernel "$kernel" -append "console=ttyS0 panic=-1 init=/bin/false" >"$probe" 2>&1 || true
-	if grep -q "Kernel panic\|Attempted to kill init" "$probe"; then
-		touch "$BUILD/vm/kvm-ok"
-		return 0
+	key=$({ qemu-system-x86_64 --version; stat -L -c '%s %Y %n' "$kernel"; } | sha256sum | cut -d' ' -f1)
+	answer=$(sed -n "s/^$key //p" "$cache" 2>/dev/null || true)
+	if [ -z "$answer" ]; then
+		log "probing KVM with $kernel (log: $probe)"
+		answer=no
+		timeout -k 5 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 -nographic -no-reboot \
+			-kernel "$kernel" -append "console=ttyS0 panic=-1 init=/bin/false" >"$probe" 2>&1 || true
+		grep -q "Kernel panic\|Attempted to kill init" "$probe" && answer=ok
+		echo "$key $answer" >"$cache"
 	fi
-	touch "$BUILD/vm/kvm-no"
-	return 1
+	[ "$answer" = ok ]
 }
 
 mkdir -p "$BUILD/vm"
