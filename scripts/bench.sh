@@ -14,9 +14,15 @@ export VCPUS
 if [ "$profile" = quick ]; then : "${VM_TIMEOUT:=1800}"; else : "${VM_TIMEOUT:=5400}"; fi
 export VM_TIMEOUT
 
+stage_begin deps bench-deps
 "$TOP/scripts/deps.sh" bench
+stage_done
+stage_begin tree bench-tree
 "$TOP/scripts/tree.sh"
+stage_done
+stage_begin kernel bench-kernel
 "$TOP/scripts/kernel.sh" bench
+stage_done
 
 stamp=$(date +%Y%m%d-%H%M%S)
 results=$TOP/results/$stamp
@@ -25,7 +31,7 @@ log "results: $results"
 
 boot() {
 	local name=$1 append=$2 rc=0
-	log "boot '$name' ($profile profile)"
+	stage_begin "boot $name ($profile matrix)" "bench-boot-$name-$profile"
 	"$TOP/scripts/vm.sh" -p bench -o "$results" -a "$append" -- \
 		"guest/bench.sh $results $profile $name" || rc=$?
 	for f in serial.log qemu.log guest.log dmesg.txt command rc accel; do
@@ -34,27 +40,33 @@ boot() {
 	[ "$rc" -eq 0 ] || die "the '$name' boot failed (exit $rc); see $results/$name-serial.log and $results/$name-guest.log"
 	"$TOP/scripts/dmesg-scan.sh" "$results/$name-serial.log" ||
 		die "the kernel reported problems in the '$name' boot; see $results/$name-serial.log"
+	stage_done
 }
 
 boot main ""
 boot idlepoll "idle=poll"
 
-qemu=$(qemu-system-x86_64 --version | head -1)
-accel=$(cat "$results/main-accel")
-python3 - "$results/meta.json" <<PY
-import json, sys
+qemu=$(qemu-system-x86_64 --version)
+python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
+	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
+	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$profile" <<'PY'
+import json
+import sys
+
+path, base, series, qemu, accel, vcpus, mem_mb, backend, profile = sys.argv[1:]
 json.dump({
-    "kernel_base": "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION",
-    "kernel_series": "$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)",
+    "kernel_base": base,
+    "kernel_series": series,
     "kernel_config": "configs/base.config + configs/bench.config",
-    "qemu": "$qemu",
-    "accel": "$accel",
-    "vcpus": $VCPUS,
-    "mem_mb": ${MEM_MB:-2048},
-    "backend": "${BACKEND:-null}",
-    "profile": "$profile",
-    "commands": ["make bench BENCH=$profile", "guest/bench.sh OUTDIR $profile main", "guest/bench.sh OUTDIR $profile idlepoll (boot with idle=poll)"],
-}, open(sys.argv[1], "w"), indent=2)
+    "qemu": qemu,
+    "accel": accel,
+    "vcpus": int(vcpus),
+    "mem_mb": int(mem_mb),
+    "backend": backend,
+    "profile": profile,
+    "commands": [f"make bench BENCH={profile}", f"guest/bench.sh OUTDIR {profile} main",
+                 f"guest/bench.sh OUTDIR {profile} idlepoll (boot with idle=poll)"],
+}, open(path, "w"), indent=2)
 PY
 python3 "$TOP/report/report.py" "$results"
 ln -sfn "$stamp" "$TOP/results/latest"
