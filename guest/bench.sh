@@ -2,7 +2,7 @@
 # Guest-side benchmark driver for iowait_poll. Runs inside the test VM.
 #
 #   guest/bench.sh OUTDIR PROFILE BOOT
-#     PROFILE: quick (3 reps x 3 s) | full (5 reps x 8 s)
+#     PROFILE: quick (3 reps x 3 s) | full (8 reps x 5 s)
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
@@ -31,7 +31,7 @@ OUTDIR=$1 PROFILE=$2 BOOT=$3
 
 case $PROFILE in
 quick) REPS=3 RUNTIME=3 NFILES=5000 ;;
-full) REPS=5 RUNTIME=8 NFILES=20000 ;;
+full) REPS=8 RUNTIME=5 NFILES=20000 ;;
 *) die "PROFILE=$PROFILE is not valid; use quick or full" ;;
 esac
 case $BOOT in

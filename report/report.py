@@ -11,6 +11,7 @@ import glob
 import json
 import operator
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -65,6 +66,18 @@ SUMMARY = [
     ("adaptive_hybrid_sleep_share", "psync QD1 adaptive: polled waits that slept on the hrtimer "
      "first (hybrid_sleeps ÷ waits)", None),
 ]
+# Bootstrap: resamples of the reps (the same reps for every mode of a boot, so the ratios
+# stay paired), the interval's coverage, and a fixed seed so that a report is reproducible.
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_LEVEL = 0.95
+BOOTSTRAP_SEED = 20261201
+# Fewer reps than this in any boot give no interval: a resample of one or two reps says
+# nothing about the noise.
+BOOTSTRAP_MIN_REPS = 3
+# A boot ran on a busy host when processes other than its QEMU took, on average, more than
+# this many host CPUs (a kernel build beside it takes about 2).
+BUSY_HOST_CPUS = 0.2
+
 # Facts the report must show (or say "unknown"), with the meta.json keys that may hold them.
 META_FACTS = {"kernel": ["kernel_version", "kernel_series", "kernel_base", "kernel"],
               "qemu": ["qemu_version", "qemu"], "accel": ["accel"], "vcpus": ["vcpus"],
@@ -117,6 +130,37 @@ def load_runs(results_dir):
     if not runs:
         raise BadInput(f"{results_dir}: no runs found in raw*/ (expected <workload>__<mode>__r<rep>.json)")
     return runs
+
+
+def load_host_load(results_dir, host_cpus):
+    """Per boot, from <boot>-host-load.tsv (scripts/vm.sh): the CPUs that processes other
+    than QEMU used on average over the boot, QEMU's own, and the host load before and after."""
+    boots = {}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*host-load.tsv"))):
+        name = os.path.basename(path)[:-len("host-load.tsv")].rstrip("-") or "main"
+        try:
+            with open(path) as f:
+                lines = [line.split("\t") for line in f.read().splitlines()[1:] if line.strip()]
+            samples = [(float(t), float(load), int(busy), int(total), int(qemu))
+                       for t, load, busy, total, qemu in lines if qemu != "-"]
+            loads = [float(fields[1]) for fields in lines]
+        except (OSError, ValueError) as e:
+            raise BadInput(f"{path}: malformed host load samples: {e}") from e
+        if len(samples) < 2:
+            raise BadInput(f"{path}: fewer than two host load samples with QEMU running")
+        (t0, _, busy0, total0, qemu0), (t1, _, busy1, total1, qemu1) = samples[0], samples[-1]
+        # /proc/stat counts jiffies of all CPUs: CPUs used = jiffies ÷ (elapsed jiffies per CPU).
+        per_cpu = (total1 - total0) / host_cpus if total1 > total0 else None
+        other = max(0.0, (busy1 - busy0) - (qemu1 - qemu0)) / per_cpu if per_cpu else None
+        boots[name] = {
+            "seconds": t1 - t0,
+            "other_cpus": other,
+            "qemu_cpus": (qemu1 - qemu0) / per_cpu if per_cpu else None,
+            "load1_before": loads[0],
+            "load1_after": loads[-1],
+            "busy": other is None or other > BUSY_HOST_CPUS,
+        }
+    return boots
 
 
 def load_meta(results_dir):
@@ -309,6 +353,62 @@ def make_summary(rows):
     }
 
 
+def bootstrap_summary(runs, point):
+    """Each summary value as {"median", "lo", "hi"}: the value from all reps, and the
+    BOOTSTRAP_LEVEL interval of the same value over resamples of the reps. A resample draws
+    reps with replacement per boot and keeps every mode of a drawn rep, so each ratio stays
+    a ratio of modes measured side by side."""
+    by_boot = {}
+    for run in runs:
+        by_boot.setdefault(run.get("boot", "main"), {}).setdefault(run["rep"], []).append(run)
+    rng = random.Random(BOOTSTRAP_SEED)
+    draws = {key: [] for key in point}
+    enough = min(len(reps) for reps in by_boot.values()) >= BOOTSTRAP_MIN_REPS
+    for _ in range(BOOTSTRAP_RESAMPLES if enough else 0):
+        sample = []
+        for reps in by_boot.values():
+            keys = sorted(reps)
+            for _ in keys:
+                sample += reps[rng.choice(keys)]
+        for key, value in make_summary(make_rows(sample)).items():
+            if value is not None:
+                draws[key].append(value)
+    if min(len(reps) for reps in by_boot.values()) < BOOTSTRAP_MIN_REPS:
+        return {key: None if value is None else {"median": value, "lo": None, "hi": None}
+                for key, value in point.items()}
+    tail = (1.0 - BOOTSTRAP_LEVEL) / 2.0
+    out = {}
+    for key, value in point.items():
+        values = sorted(draws[key])
+        if value is None:
+            out[key] = None
+        elif len(values) < BOOTSTRAP_RESAMPLES // 2:
+            out[key] = {"median": value, "lo": None, "hi": None}
+        else:
+            out[key] = {"median": value, "lo": values[int(tail * (len(values) - 1))],
+                        "hi": values[int(round((1.0 - tail) * (len(values) - 1)))]}
+    return out
+
+
+def judge(value, goal, host_busy):
+    """A target's status: met only when the whole interval clears the goal."""
+    if goal is None:
+        return "info"
+    if value is None:
+        return "no data"
+    if host_busy:
+        return "not judged: host busy"
+    if value["lo"] is None:
+        return f"no interval (fewer than {BOOTSTRAP_MIN_REPS} reps)"
+    op, threshold = goal
+    compare = GOAL_OPS[op][0]
+    if op == "<=":
+        clears, fails = compare(value["hi"], threshold), not compare(value["lo"], threshold)
+    else:
+        clears, fails = compare(value["lo"], threshold), not compare(value["hi"], threshold)
+    return "met" if clears else ("missed" if fails else "inside the noise")
+
+
 # ---- report.md --------------------------------------------------------------
 
 def fmt(value, digits=2):
@@ -321,6 +421,14 @@ def fmt_spread(s, digits=0):
     if digits == 0:
         return f"{s['median']:,.0f} [{s['min']:,.0f}–{s['max']:,.0f}]"
     return f"{s['median']:.{digits}f} [{s['min']:.{digits}f}–{s['max']:.{digits}f}]"
+
+
+def fmt_interval(value):
+    if value is None:
+        return "–"
+    if value["lo"] is None:
+        return f"{value['median']:.3f}"
+    return f"{value['median']:.3f} [{value['lo']:.3f}, {value['hi']:.3f}]"
 
 
 def fmt_share(value):
@@ -419,7 +527,7 @@ def meta_lines(meta, guest):
     return lines + [""]
 
 
-def make_markdown(rows, summary, meta, guest):
+def make_markdown(rows, summary, meta, guest, host_load=None):
     lines = ["# iowait_poll benchmark report", "",
              "Each row is one workload and mode; numbers are medians over the reps "
              "(IOPS with [min–max]). Ratios are ratios of the medians. "
@@ -443,17 +551,36 @@ def make_markdown(rows, summary, meta, guest):
         lines += workload_table(w, rows)
     for title, workload, modes in SIDE_BY_SIDE:
         lines += side_by_side_table(title, workload, modes, rows)
-    lines += ["## Targets", "", "| what | summary key | measured | goal | status |", "|---|---|---|---|---|"]
+    host_load = host_load or {}
+    host_busy = any(b["busy"] for b in host_load.values())
+    level = f"{100 * BOOTSTRAP_LEVEL:.0f} %"
+    lines += ["## Targets", "",
+              f"Measured: the value from all reps, with its {level} bootstrap interval over the "
+              "reps (resampled together, so each ratio stays paired). A target is met only when "
+              "the whole interval clears the goal, missed when the whole interval misses it, and "
+              "inside the noise otherwise.", ""]
+    if host_busy:
+        lines += [f"**The host was busy** (other processes used more than {BUSY_HOST_CPUS} CPUs "
+                  "on average in at least one boot; see Host load): no target is judged.", ""]
+    elif not host_load:
+        lines += ["No host load was recorded for this run.", ""]
+    lines += ["| what | summary key | measured | goal | status |", "|---|---|---|---|---|"]
     for key, what, goal in SUMMARY:
         value = summary.get(key)
-        if goal is None:
-            status, goal_text = "info", "–"
-        else:
-            compare, sign = GOAL_OPS[goal[0]]
-            status = "no data" if value is None else ("met" if compare(value, goal[1]) else "missed")
-            goal_text = f"{sign} {goal[1]:.2f}"
-        lines.append(f"| {what} | {key} | {fmt(value, 3)} | {goal_text} | {status} |")
+        goal_text = "–" if goal is None else f"{GOAL_OPS[goal[0]][1]} {goal[1]:.2f}"
+        lines.append(f"| {what} | {key} | {fmt_interval(value)} | {goal_text} | "
+                     f"{judge(value, goal, host_busy)} |")
     lines.append("")
+    if host_load:
+        lines += ["## Host load", "",
+                  "CPUs used on the host during each boot, from /proc/stat and QEMU's "
+                  "/proc/PID/stat, sampled every 5 s by scripts/vm.sh.", "",
+                  "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after | busy |",
+                  "|---|---|---|---|---|---|---|"]
+        for name, b in host_load.items():
+            lines.append(f"| {name} | {b['seconds']:.0f} | {fmt(b['other_cpus'])} | {fmt(b['qemu_cpus'])} "
+                         f"| {b['load1_before']:.2f} | {b['load1_after']:.2f} | {'yes' if b['busy'] else 'no'} |")
+        lines.append("")
     return "\n".join(lines + meta_lines(meta, guest))
 
 
@@ -530,10 +657,13 @@ def build(results_dir):
             run["metrics"] = run_metrics(run)
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise BadInput(f"{run['source']}: malformed run: {type(e).__name__}: {e}") from e
+    host_load = load_host_load(results_dir, meta.get("host_cpus") or os.cpu_count() or 1)
     rows = make_rows(runs)
-    summary = make_summary(rows)
-    results = {"meta": dict(meta, guest_env=guest), "runs": runs, "rows": rows, "summary": summary}
-    return results, make_markdown(rows, summary, meta, guest)
+    summary = bootstrap_summary(runs, make_summary(rows))
+    results = {"meta": dict(meta, guest_env=guest, host_load=host_load),
+               "host_busy": any(b["busy"] for b in host_load.values()),
+               "runs": runs, "rows": rows, "summary": summary}
+    return results, make_markdown(rows, summary, meta, guest, host_load)
 
 
 def main(argv):

@@ -22,6 +22,11 @@ REPORT = os.path.join(HERE, "report.py")
 OUTPUTS = ("results.json", "report.md", "latency.png")
 
 
+def point(summary):
+    """The summary's values without their intervals."""
+    return {k: (v["median"] if v else None) for k, v in summary.items()}
+
+
 def run_report(results_dir):
     return subprocess.run([sys.executable, REPORT, results_dir], capture_output=True, text=True)
 
@@ -202,7 +207,7 @@ class TestSummary(TempResults):
             self.set_iops(f"psync_qd1_randread__on__r{rep}", on)
             self.set_iops(f"psync_qd1_randread__iopoll__r{rep}", iopoll)
         results, _ = report.build(self.dir)
-        s = results["summary"]
+        s = point(results["summary"])
         self.assertAlmostEqual(s["psync_qd1_on_vs_off"], 160.0 / 110.0)
         self.assertAlmostEqual(s["psync_qd1_on_vs_iopoll"], 160.0 / 190.0)
         row = report.find_row(results["rows"], "psync_qd1_randread", "off")
@@ -212,7 +217,7 @@ class TestSummary(TempResults):
         self.assertAlmostEqual(s["psync_qd1_on_vs_idlepoll"], 160.0 / idle)
 
     def test_known_sample_ratios(self):
-        s = report.build(self.dir)[0]["summary"]
+        s = point(report.build(self.dir)[0]["summary"])
         self.assertAlmostEqual(s["metadata_off_vs_on"], 1.25)
         self.assertAlmostEqual(s["corunner_on_vs_off"], 0.96)
         self.assertAlmostEqual(s["nosleep_share_psync_qd1"], 0.95, places=2)
@@ -232,7 +237,7 @@ class TestSummary(TempResults):
                 self.set_fio(f"{p}__{mode}__r{rep}", iops=iops, lat_mean_us=lat)
         self.set_iops("libaio_qd32_randread__off__r1", 1000.0)
         self.set_iops("libaio_qd32_randread__napi__r1", 990.0)
-        s = report.build(self.dir)[0]["summary"]
+        s = point(report.build(self.dir)[0]["summary"])
         self.assertAlmostEqual(s["adaptive_win_share"], (100.0 - 68.0) / (100.0 - 60.0))
         self.assertAlmostEqual(s["irqsuppress_vs_iopoll"], 160.0 / 170.0)
         self.assertAlmostEqual(s["irqsuppress_on_vs_off"], 1.6)
@@ -257,20 +262,20 @@ class TestSummary(TempResults):
         for rep in (1, 2):
             for mode, lat in (("off", 100.0), ("on", 100.0), ("adaptive", 80.0)):
                 self.set_fio(f"{p}__{mode}__r{rep}", lat_mean_us=lat)
-        self.assertIsNone(report.build(self.dir)[0]["summary"]["adaptive_win_share"])
+        self.assertIsNone(point(report.build(self.dir)[0]["summary"])["adaptive_win_share"])
         for rep in (1, 2):
             self.set_fio(f"{p}__on__r{rep}", lat_mean_us=120.0)
-        self.assertIsNone(report.build(self.dir)[0]["summary"]["adaptive_win_share"])
+        self.assertIsNone(point(report.build(self.dir)[0]["summary"])["adaptive_win_share"])
         for rep in (1, 2):
             os.remove(os.path.join(self.dir, "raw", f"{p}__adaptive__r{rep}.json"))
             self.set_fio(f"{p}__on__r{rep}", lat_mean_us=50.0)
-        self.assertIsNone(report.build(self.dir)[0]["summary"]["adaptive_win_share"])
+        self.assertIsNone(point(report.build(self.dir)[0]["summary"])["adaptive_win_share"])
 
     def test_buffered_irqsuppress_vs_spin(self):
         for mode, iops in (("on", 200.0), ("irqsuppress", 196.0)):
             name = self.copy_run(f"psync_qd1_randread__{mode}__r1", "buffered_randread")
             self.set_iops(name, iops)
-        s = report.build(self.dir)[0]["summary"]
+        s = point(report.build(self.dir)[0]["summary"])
         self.assertAlmostEqual(s["irqsuppress_buffered_vs_spin"], 0.98)
 
     def test_summary_keys_present(self):
@@ -312,7 +317,8 @@ class TestMarkdown(TempResults):
         self.assertIn(f"| off, idle=poll boot | 1 | {iops:,.0f} [", md)
         self.assertIn("| on (iowait_poll) | 2 |", md)
         self.assertIn("| io_uring IOPOLL | 2 |", md)
-        self.assertIn("| ext4 metadata walk time, off ÷ on | metadata_off_vs_on | 1.250 | ≥ 1.25 | met |", md)
+        self.assertIn("| ext4 metadata walk time, off ÷ on | metadata_off_vs_on | 1.250 | ≥ 1.25 | "
+                      "no interval (fewer than 3 reps) |", md)
         self.assertIn("| buffered_on_vs_off | – | ≥ 1.40 | no data |", md)
         self.assertIn("| accel | tcg,thread=multi |", md)
         self.assertIn("ratios of the medians", md)
@@ -335,18 +341,28 @@ class TestMarkdown(TempResults):
         self.assertIn("| napi_qd32_gain |", md)
 
     def test_goal_comparisons(self):
+        def iv(median, lo, hi):
+            return {"median": median, "lo": lo, "hi": hi}
         summary = {key: None for key, _, _ in report.SUMMARY}
-        summary.update(adaptive_cpu_share=0.5, adaptive_win_share=0.79, napi_qd32_gain=1.0,
-                       irqsuppress_on_vs_off=1.55, napi_qd1_on_vs_off=0.97)
+        summary.update(adaptive_cpu_share=iv(0.45, 0.40, 0.50), adaptive_win_share=iv(0.85, 0.79, 0.90),
+                       napi_qd32_gain=iv(1.1, 1.0, 1.2), irqsuppress_on_vs_off=iv(1.6, 1.55, 1.7),
+                       napi_qd1_on_vs_off=iv(0.9, 0.85, 0.96))
         md = report.make_markdown([], summary, {}, {})
-        self.assertIn("| adaptive_cpu_share | 0.500 | ≤ 0.50 | met |", md)
-        self.assertIn("| adaptive_win_share | 0.790 | ≥ 0.80 | missed |", md)
-        self.assertIn("| napi_qd32_gain | 1.000 | > 1.00 | missed |", md)
-        self.assertIn("| irqsuppress_on_vs_off | 1.550 | ≥ 1.55 | met |", md)
-        self.assertIn("| napi_qd1_on_vs_off | 0.970 | ≥ 0.97 | met |", md)
+        self.assertIn("| adaptive_cpu_share | 0.450 [0.400, 0.500] | ≤ 0.50 | met |", md)
+        self.assertIn("| adaptive_win_share | 0.850 [0.790, 0.900] | ≥ 0.80 | inside the noise |", md)
+        self.assertIn("| napi_qd32_gain | 1.100 [1.000, 1.200] | > 1.00 | inside the noise |", md)
+        self.assertIn("| irqsuppress_on_vs_off | 1.600 [1.550, 1.700] | ≥ 1.55 | met |", md)
+        self.assertIn("| napi_qd1_on_vs_off | 0.900 [0.850, 0.960] | ≥ 0.97 | missed |", md)
         self.assertIn("within run-to-run noise (3 %)", md)
-        summary["adaptive_cpu_share"] = 0.51
-        self.assertIn("| adaptive_cpu_share | 0.510 | ≤ 0.50 | missed |", report.make_markdown([], summary, {}, {}))
+        summary["adaptive_cpu_share"] = iv(0.55, 0.51, 0.60)
+        self.assertIn("| adaptive_cpu_share | 0.550 [0.510, 0.600] | ≤ 0.50 | missed |",
+                      report.make_markdown([], summary, {}, {}))
+        busy = {"main": {"seconds": 60, "other_cpus": 1.9, "qemu_cpus": 2.0, "load1_before": 3.0,
+                         "load1_after": 4.0, "busy": True}}
+        md = report.make_markdown([], summary, {}, {}, busy)
+        self.assertIn("| irqsuppress_on_vs_off | 1.600 [1.550, 1.700] | ≥ 1.55 | not judged: host busy |", md)
+        self.assertIn("**The host was busy**", md)
+        self.assertIn("| main | 60 | 1.90 | 2.00 | 3.00 | 4.00 | yes |", md)
 
     def test_results_without_new_modes(self):
         # Results from before the new modes: no such runs, no new stats lines, no knobs.
@@ -366,7 +382,7 @@ class TestMarkdown(TempResults):
         result = run_report(self.dir)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(os.path.join(self.dir, "results.json")) as f:
-            s = json.load(f)["summary"]
+            s = point(json.load(f)["summary"])
         for key in ("adaptive_win_share", "adaptive_cpu_share", "irqsuppress_vs_iopoll",
                     "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1", "adaptive_hybrid_sleep_share"):
             self.assertIsNone(s[key], key)
@@ -384,6 +400,88 @@ class TestMarkdown(TempResults):
         md = self.report_md()
         self.assertIn("| qemu | unknown |", md)
         self.assertIn("| accel | tcg |", md)
+
+
+class TestIntervals(TempResults):
+    def add_reps(self, workload, modes, reps):
+        """Copies of rep 1 as reps 2..reps of each mode."""
+        raw = os.path.join(self.dir, "raw")
+        for mode in modes:
+            with open(os.path.join(raw, f"{workload}__{mode}__r1.json")) as f:
+                run = json.load(f)
+            for rep in range(2, reps + 1):
+                run.update(rep=rep, fio_file=f"{workload}__{mode}__r{rep}.fio.json")
+                with open(os.path.join(raw, f"{workload}__{mode}__r{rep}.json"), "w") as f:
+                    json.dump(run, f)
+                shutil.copy(os.path.join(raw, f"{workload}__{mode}__r1.fio.json"),
+                            os.path.join(raw, run["fio_file"]))
+        raw = os.path.join(self.dir, "raw-idlepoll")
+        with open(os.path.join(raw, "psync_qd1_randread__idlepoll__r1.json")) as f:
+            run = json.load(f)
+        for rep in range(2, reps + 1):
+            run.update(rep=rep, fio_file=f"psync_qd1_randread__idlepoll__r{rep}.fio.json")
+            with open(os.path.join(raw, f"psync_qd1_randread__idlepoll__r{rep}.json"), "w") as f:
+                json.dump(run, f)
+            shutil.copy(os.path.join(raw, "psync_qd1_randread__idlepoll__r1.fio.json"),
+                        os.path.join(raw, run["fio_file"]))
+
+    def test_paired_reps_give_a_tight_interval(self):
+        # The host's speed swings 3x between reps, but on is 1.5x off within every rep:
+        # a paired bootstrap sees no noise in the ratio; unpaired, it would span 0.5 to 4.5.
+        p = "psync_qd1_randread"
+        self.add_reps(p, ("off", "on", "iopoll"), 6)
+        for rep, speed in enumerate((100.0, 300.0, 150.0, 250.0, 120.0, 200.0), start=1):
+            self.set_iops(f"{p}__off__r{rep}", speed)
+            self.set_iops(f"{p}__on__r{rep}", 1.5 * speed)
+        s = report.build(self.dir)[0]["summary"]["psync_qd1_on_vs_off"]
+        self.assertAlmostEqual(s["median"], 1.5)
+        self.assertAlmostEqual(s["lo"], 1.5)
+        self.assertAlmostEqual(s["hi"], 1.5)
+
+    def test_noisy_ratio_gives_a_wide_interval(self):
+        p = "psync_qd1_randread"
+        self.add_reps(p, ("off", "on", "iopoll"), 6)
+        for rep, on in enumerate((120.0, 180.0, 100.0, 200.0, 150.0, 90.0), start=1):
+            self.set_iops(f"{p}__off__r{rep}", 100.0)
+            self.set_iops(f"{p}__on__r{rep}", on)
+        s = report.build(self.dir)[0]["summary"]["psync_qd1_on_vs_off"]
+        self.assertAlmostEqual(s["median"], 1.35)
+        self.assertLess(s["lo"], 1.2)
+        self.assertGreater(s["hi"], 1.5)
+        self.assertLessEqual(s["lo"], s["median"])
+        self.assertGreaterEqual(s["hi"], s["median"])
+
+    def write_host_load(self, name, other_jiffies_per_5s):
+        # 2 CPUs, 100 jiffies/s: 1000 jiffies per 5 s sample; QEMU takes 800 of them.
+        lines = ["time\tload1\tcpu_busy\tcpu_total\tqemu_cpu"]
+        busy = 0
+        for i in range(13):
+            lines.append(f"{1000 + 5 * i}\t{1.0 + i / 10:.2f}\t{busy}\t{1000 * i}\t{800 * i}")
+            busy += 800 + other_jiffies_per_5s
+        lines.append(f"{1065}\t2.50\t{busy}\t13000\t-")
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def test_host_load(self):
+        self.write_host_load("main-host-load.tsv", 20)
+        self.write_host_load("idlepoll-host-load.tsv", 20)
+        with open(os.path.join(self.dir, "meta.json")) as f:
+            meta = json.load(f)
+        meta["host_cpus"] = 2
+        with open(os.path.join(self.dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        results = report.build(self.dir)[0]
+        main = results["meta"]["host_load"]["main"]
+        self.assertAlmostEqual(main["other_cpus"], 0.04)
+        self.assertAlmostEqual(main["qemu_cpus"], 1.6)
+        self.assertEqual((main["load1_before"], main["load1_after"]), (1.0, 2.5))
+        self.assertFalse(results["host_busy"])
+        self.write_host_load("idlepoll-host-load.tsv", 600)  # a kernel build beside it
+        results, md = report.build(self.dir)
+        self.assertAlmostEqual(results["meta"]["host_load"]["idlepoll"]["other_cpus"], 1.2)
+        self.assertTrue(results["host_busy"])
+        self.assertIn("**The host was busy**", md)
+        self.assertIn("| idlepoll | 60 | 1.20 | 1.60 | 1.00 | 2.50 | yes |", md)
 
 
 class TestBadInput(TempResults):

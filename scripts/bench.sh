@@ -34,7 +34,7 @@ boot() {
 	stage_begin "boot $name ($profile matrix)" "bench-boot-$name-$profile"
 	"$TOP/scripts/vm.sh" -p bench -o "$results" -a "$append" -- \
 		"guest/bench.sh $results $profile $name" || rc=$?
-	for f in serial.log qemu.log guest.log dmesg.txt command rc accel; do
+	for f in serial.log qemu.log guest.log dmesg.txt command rc accel host-load.tsv; do
 		[ ! -f "$results/$f" ] || mv "$results/$f" "$results/$name-$f"
 	done
 	[ "$rc" -eq 0 ] || die "the '$name' boot failed (exit $rc); see $results/$name-serial.log and $results/$name-guest.log"
@@ -49,11 +49,12 @@ boot idlepoll "idle=poll"
 qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
-	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$profile" <<'PY'
+	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$profile" \
+	"$(nproc)" <<'PY'
 import json
 import sys
 
-path, base, series, qemu, accel, vcpus, mem_mb, backend, profile = sys.argv[1:]
+path, base, series, qemu, accel, vcpus, mem_mb, backend, profile, host_cpus = sys.argv[1:]
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
@@ -64,6 +65,7 @@ json.dump({
     "mem_mb": int(mem_mb),
     "backend": backend,
     "profile": profile,
+    "host_cpus": int(host_cpus),
     "commands": [f"make bench BENCH={profile}", f"guest/bench.sh OUTDIR {profile} main",
                  f"guest/bench.sh OUTDIR {profile} idlepoll (boot with idle=poll)"],
 }, open(path, "w"), indent=2)

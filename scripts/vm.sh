@@ -77,7 +77,7 @@ fi
 [ -n "$outdir" ] || outdir=$BUILD/vm/run-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log"
+rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv"
 printf '%s\n' "$*" >"$outdir/command"
 echo "$accel" >"$outdir/accel"
 
@@ -130,6 +130,29 @@ stream_guest() {
 	done <"$log"
 }
 
+# sample_host_load OUT WRAPPER_PID: every 5 s until WRAPPER_PID ends, the host's 1-minute
+# load, its busy and total CPU jiffies (/proc/stat) and QEMU's own (/proc/PID/stat), so
+# that a report can tell the CPU time other processes took from QEMU's ('-': no QEMU).
+sample_host_load() {
+	local out=$1 wrapper=$2 qemu="" cpu load qemu_cpu f
+	printf 'time\tload1\tcpu_busy\tcpu_total\tqemu_cpu\n' >"$out"
+	while :; do
+		[ -n "$qemu" ] || qemu=$(pgrep -P "$wrapper" || true)
+		read -r load _ </proc/loadavg
+		read -r -a cpu </proc/stat
+		qemu_cpu=-
+		if [ -n "$qemu" ] && f=$(cat "/proc/$qemu/stat" 2>/dev/null); then
+			read -r -a f <<<"${f##*) }"
+			qemu_cpu=$((f[11] + f[12]))
+		fi
+		printf '%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$load" \
+			$((cpu[1] + cpu[2] + cpu[3] + cpu[6] + cpu[7] + cpu[8])) \
+			$((cpu[1] + cpu[2] + cpu[3] + cpu[4] + cpu[5] + cpu[6] + cpu[7] + cpu[8])) "$qemu_cpu" >>"$out"
+		kill -0 "$wrapper" 2>/dev/null || break
+		sleep 5
+	done
+}
+
 log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend, timeout ${timeout_s}s); serial log: $outdir/serial.log"
 stream_guest "$outdir/guest.log" &
 stream_pid=$!
@@ -145,9 +168,15 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-drive "$main_drive" -device nvme,serial=iopoll-main,drive=main \
 	-drive "driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads" \
 	-device nvme,serial=iopoll-data,drive=data \
-	>"$outdir/qemu.log" 2>&1 </dev/null
+	>"$outdir/qemu.log" 2>&1 </dev/null &
+wrapper_pid=$!
+trap 'kill "$wrapper_pid" "$stream_pid" 2>/dev/null || true' EXIT
+sample_host_load "$outdir/host-load.tsv" "$wrapper_pid" &
+sampler_pid=$!
+wait "$wrapper_pid"
 qemu_rc=$?
 set -e
+wait "$sampler_pid" || true
 sleep 1
 kill "$stream_pid" 2>/dev/null || true
 wait "$stream_pid" 2>/dev/null || true
