@@ -37,8 +37,9 @@ tap_result "shellcheck: harness, tests, .ci/run and the selftests' scripts" "$rc
 stage_end
 
 stage_start harness
-tap_import "" < <("$TOP/tests/harness/test_deps_archive_check.sh" 2>&1 ||
-	echo "not ok - tests/harness/test_deps_archive_check.sh failed")
+for t in test_deps_archive_check.sh test_tap_summary.sh; do
+	tap_import "" < <("$TOP/tests/harness/$t" 2>&1 || echo "not ok - tests/harness/$t failed")
+done
 stage_end
 
 stage_start report

@@ -2,12 +2,14 @@
 # A small TAP accumulator for the harness: tap_result NAME RC [SKIP_REASON]
 
 TAP_N=0 TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0
+TAP_SKIP_REASONS=()
 
 tap_result() {
 	local name=$1 rc=$2 why=${3:-}
 	TAP_N=$((TAP_N + 1))
 	if [ "$rc" = skip ]; then
 		TAP_SKIP=$((TAP_SKIP + 1))
+		TAP_SKIP_REASONS+=("${why:-no reason given}")
 		echo "ok $TAP_N $name # SKIP $why"
 	elif [ "$rc" -eq 0 ]; then
 		TAP_PASS=$((TAP_PASS + 1))
@@ -19,8 +21,17 @@ tap_result() {
 }
 
 tap_summary() {
+	local reason
+	if [ "$TAP_SKIP" -gt 0 ]; then
+		echo "# skips by reason:"
+		for reason in "${TAP_SKIP_REASONS[@]}"; do echo "$reason"; done | sort | uniq -c | sed 's/^/#  /'
+	fi
 	echo "1..$TAP_N"
 	echo "$TAP_PASS passed, $TAP_FAIL failed, $TAP_SKIP skipped"
+	if [ "$TAP_PASS" -eq 0 ]; then
+		echo "# nothing passed: a run where everything skipped tested nothing" >&2
+		return 1
+	fi
 	[ "$TAP_FAIL" -eq 0 ]
 }
 
