@@ -104,7 +104,7 @@ append+=" nvme.poll_queues=1 iopoll_out=$outdir iopoll_top=$TOP $extra_append"
 stream_guest() {
 	local log=$1 line buf="" t0=$SECONDS quiet_since=$SECONDS
 	local pattern='.'
-	[ "$stream" = progress ] && pattern='(^|# )(not )?ok [0-9]|^#+ ?(stage|FAIL|Totals)|^\[row '
+	[ "$stream" = progress ] && pattern='^(not )?ok [0-9]|^# (FAIL|SKIP)[: ]|^\[row '
 	while [ ! -f "$log" ]; do
 		sleep 1
 		if ((SECONDS - quiet_since >= 60)); then
