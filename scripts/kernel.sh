@@ -36,7 +36,7 @@ total=""
 if [ "$full_build" -eq 1 ]; then
 	total=$(cat "$steps_file" 2>/dev/null || true)
 	# Until a build here has counted them: the steps of a full build, measured 2026-12-01.
-	[ -n "$total" ] || case $profile in debug) total=2079 ;; esac
+	[ -n "$total" ] || case $profile in debug) total=2079 ;; bench) total=2043 ;; esac
 fi
 if [ "$full_build" -eq 1 ]; then
 	log "building $profile kernel from scratch, 15-25 minutes on 2 cores with an empty ccache (log: $obj/build.log)"

@@ -154,7 +154,8 @@ sample_host_load() {
 }
 
 log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend, timeout ${timeout_s}s); serial log: $outdir/serial.log"
-stream_guest "$outdir/guest.log" &
+# The helpers and QEMU must not inherit the lock (fd 9): a leftover child would hold it.
+stream_guest "$outdir/guest.log" 9>&- &
 stream_pid=$!
 set +e
 timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
@@ -168,10 +169,10 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-drive "$main_drive" -device nvme,serial=iopoll-main,drive=main \
 	-drive "driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads" \
 	-device nvme,serial=iopoll-data,drive=data \
-	>"$outdir/qemu.log" 2>&1 </dev/null &
+	>"$outdir/qemu.log" 2>&1 </dev/null 9>&- &
 wrapper_pid=$!
 trap 'kill "$wrapper_pid" "$stream_pid" 2>/dev/null || true' EXIT
-sample_host_load "$outdir/host-load.tsv" "$wrapper_pid" &
+sample_host_load "$outdir/host-load.tsv" "$wrapper_pid" 9>&- &
 sampler_pid=$!
 wait "$wrapper_pid"
 qemu_rc=$?
