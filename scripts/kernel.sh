@@ -43,11 +43,15 @@ if [ "$full_build" -eq 1 ]; then
 else
 	log "building $profile kernel, incremental (log: $obj/build.log)"
 fi
+# build_steps: kbuild's quiet lines in the build log so far.
+build_steps() {
+	grep -c '^  [A-Z]' "$obj/build.log" 2>/dev/null || true
+}
 progress_steps() {
 	local interval=60 t0=$SECONDS n line
 	[ -t 2 ] && interval=5
 	while sleep "$interval"; do
-		n=$(grep -c '^  [A-Z]' "$obj/build.log" 2>/dev/null || true)
+		n=$(build_steps)
 		line="kernel $profile: ${n:-0}${total:+/~$total} steps"
 		[ -z "$total" ] || line+=" ($((100 * ${n:-0} / total))%)"
 		line+=", $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s"
@@ -66,7 +70,7 @@ if [ "$rc" -ne 0 ]; then
 	die "kernel build failed; see $obj/build.log"
 fi
 if [ "$full_build" -eq 1 ]; then
-	grep -c '^  [A-Z]' "$obj/build.log" >"$steps_file" || true
+	build_steps >"$steps_file"
 fi
 ln -sf "$obj/arch/x86/boot/bzImage" "$BUILD/bzImage-$profile"
 log "built $BUILD/bzImage-$profile ($(git -C "$TREE" describe --always --tags))"

@@ -24,16 +24,28 @@ pristine=$BUILD/pristine
 git -C "$TREE" worktree remove --force "$pristine" >/dev/null 2>&1 || rm -rf "$pristine"
 git -C "$TREE" worktree prune
 git -C "$TREE" worktree add -q --detach "$pristine" "$BASE_TAG"
-mapfile -t commands < <(readme_apply_commands)
-git_am=$(printf '%s\n' "${commands[@]}" | grep '^git am' || true)
-quilt=$(printf '%s\n' "${commands[@]}" | grep '^QUILT_PATCHES=' || true)
+git_am="" quilt=""
+while IFS= read -r line; do
+	case $line in
+	"git am "*) git_am=$line ;;
+	QUILT_PATCHES=*) quilt=$line ;;
+	esac
+done < <(readme_apply_commands)
 apply_log=$BUILD/series-apply.log
-rc=0
-if [ -z "$git_am" ]; then
-	echo "# README.md has no 'git am' line under '## Applying the series to your own tree'"
-	rc=1
-elif ! (cd "$pristine" && bash -c "$git_am") >"$apply_log" 2>&1; then
+
+# run_readme_line WHAT COMMAND: run the README's COMMAND in the pristine tree; say why it failed.
+run_readme_line() {
+	if [ -z "$2" ]; then
+		echo "# README.md has no '$1' line under '## Applying the series to your own tree'"
+		return 1
+	fi
+	(cd "$pristine" && bash -c "$2") >"$apply_log" 2>&1 && return 0
 	sed 's/^/# /' "$apply_log"
+	return 1
+}
+
+rc=0
+if ! run_readme_line "git am" "$git_am"; then
 	rc=1
 elif [ "$(git -C "$pristine" rev-list --count "$BASE_TAG..HEAD")" -ne "${#series[@]}" ]; then
 	echo "# the README's git am line did not apply all ${#series[@]} patches"
@@ -45,11 +57,7 @@ am_tree=$(git -C "$pristine" rev-parse 'HEAD^{tree}')
 rc=0
 git -C "$pristine" am --abort >/dev/null 2>&1 || true
 git -C "$pristine" checkout -q --detach "$BASE_TAG"
-if [ -z "$quilt" ]; then
-	echo "# README.md has no 'QUILT_PATCHES=... quilt' line under '## Applying the series to your own tree'"
-	rc=1
-elif ! (cd "$pristine" && bash -c "$quilt") >"$apply_log" 2>&1; then
-	sed 's/^/# /' "$apply_log"
+if ! run_readme_line "QUILT_PATCHES=... quilt" "$quilt"; then
 	rc=1
 else
 	git -C "$pristine" add -A -- . ':!.pc'
