@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH
 
-.PHONY: all deps tree export kernel selftests vm check check-series check-series-objects sparse bench lint help
+.PHONY: all deps tree export kernel selftests vm matrix check check-series check-series-objects sparse bench lint help
 
 all: help
 
@@ -45,6 +45,10 @@ check-series-objects: tree ## compile the C files the series touches after every
 
 sparse: ## sparse (C=2) on the files the series touches; fails on warnings in added lines
 	scripts/sparse.sh
+
+matrix: ## boot the debug kernel in each NVMe configuration (CONFIGS='threaded_irq ...') and run its tests
+	scripts/deps.sh check
+	scripts/matrix.sh $(CONFIGS)
 
 bench: ## the benchmark: fio matrix in the bench kernel, report in results/latest
 	scripts/bench.sh

@@ -103,6 +103,10 @@ rc=0
 tap_result "dmesg: no WARN, BUG, lockdep, KASAN, hung task or 'nobody cared' reports" "$rc"
 stage_end
 
+stage_start matrix
+tap_import "" < <("$TOP/scripts/matrix.sh" 2>&1 || echo "not ok - scripts/matrix.sh failed (see above)")
+stage_end
+
 echo "# stage durations:"
 printf '#   %s\n' "${stages[@]}"
 tap_summary

@@ -4,6 +4,8 @@
 # usage: vm.sh [-p debug|bench] [-o OUTDIR] [-t SECONDS] [-a EXTRA_APPEND] -- COMMAND...
 # Knobs (environment): ACCEL=auto|kvm|tcg VCPUS=1..8 MEM_MB=512..16384 BACKEND=null|file
 #   VM_STREAM=all|progress|none: the guest's output on the terminal (progress: TAP lines only)
+#   NVME_OPTS=prop=value,...: more properties for both NVMe controllers (msix_qsize=1)
+#   NULL_LATENCY_NS=N: the null backend completes each I/O after N ns
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -35,12 +37,17 @@ vcpus=${VCPUS:-2}
 mem_mb=${MEM_MB:-2048}
 backend=${BACKEND:-null}
 stream=${VM_STREAM:-all}
+nvme_opts=${NVME_OPTS:-}
+null_latency_ns=${NULL_LATENCY_NS:-0}
 check_choice VM_STREAM "$stream" all progress none
 check_choice PROFILE "$profile" debug bench
 check_choice ACCEL "$accel" auto kvm tcg
 check_choice BACKEND "$backend" null file
 check_uint VCPUS "$vcpus" 1 8
 check_uint MEM_MB "$mem_mb" 512 16384
+check_uint NULL_LATENCY_NS "$null_latency_ns" 0 100000000
+[[ -z $nvme_opts || $nvme_opts =~ ^[a-z_]+=[a-z0-9]+(,[a-z_]+=[a-z0-9]+)*$ ]] ||
+	die "NVME_OPTS=$nvme_opts is not valid; use prop=value,... (e.g. msix_qsize=1)"
 check_uint VM_TIMEOUT "$timeout_s" 10 86400
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
 kernel=$BUILD/bzImage-$profile
@@ -92,7 +99,7 @@ if [ "$backend" = file ]; then
 	[ -f "$main_img" ] || truncate -s 4G "$main_img"
 	main_drive="driver=file,filename=$main_img,if=none,id=main,cache=none,aio=threads"
 else
-	main_drive="driver=null-co,size=4G,read-zeroes=on,if=none,id=main"
+	main_drive="driver=null-co,size=4G,read-zeroes=on,latency-ns=$null_latency_ns,if=none,id=main"
 fi
 
 append="console=ttyS0 loglevel=7 panic=-1 oops=panic softlockup_panic=0 root=/dev/root rootfstype=9p"
@@ -153,7 +160,7 @@ sample_host_load() {
 	done
 }
 
-log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend, timeout ${timeout_s}s); serial log: $outdir/serial.log"
+log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend${nvme_opts:+, nvme $nvme_opts}, timeout ${timeout_s}s); serial log: $outdir/serial.log"
 # The helpers and QEMU must not inherit the lock (fd 9): a leftover child would hold it.
 stream_guest "$outdir/guest.log" 9>&- &
 stream_pid=$!
@@ -166,9 +173,9 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev "local,id=out,path=$outdir,security_model=none,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=out,mount_tag=iopoll_out \
-	-drive "$main_drive" -device nvme,serial=iopoll-main,drive=main \
+	-drive "$main_drive" -device "nvme,serial=iopoll-main,drive=main${nvme_opts:+,$nvme_opts}" \
 	-drive "driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads" \
-	-device nvme,serial=iopoll-data,drive=data \
+	-device "nvme,serial=iopoll-data,drive=data${nvme_opts:+,$nvme_opts}" \
 	>"$outdir/qemu.log" 2>&1 </dev/null 9>&- &
 wrapper_pid=$!
 trap 'kill "$wrapper_pid" "$stream_pid" 2>/dev/null || true' EXIT

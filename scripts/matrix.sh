@@ -1,0 +1,68 @@
+#!/bin/bash
+# make matrix: boot the debug kernel once per NVMe configuration that the default guest
+# does not have, and run the kselftest scenarios for it. TAP out, one block per configuration.
+#
+# usage: matrix.sh [-l] [CONFIG...]   (-l lists the configurations; default: all)
+# Knob: MATRIX_TIMEOUT=seconds per configuration (default 1200)
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+
+# name | vCPUs | NVMe properties | null-co latency (ns) | kernel command line | scenarios
+CONFIGS=(
+	"threaded_irq|2|||nvme.use_threaded_interrupts=1|30 11 26 14"
+	"shared_vector|2|msix_qsize=1|||31"
+	"write_queues|2|||nvme.write_queues=1|32 14"
+	"shared_hwq|4|max_ioqpairs=1|||33"
+	"slow_device|2|max_ioqpairs=1|2000000||34"
+)
+
+config_names() {
+	local c
+	for c in "${CONFIGS[@]}"; do echo "${c%%|*}"; done
+}
+
+if [ "${1:-}" = -l ]; then
+	config_names
+	exit 0
+fi
+timeout_s=${MATRIX_TIMEOUT:-1200}
+check_uint MATRIX_TIMEOUT "$timeout_s" 60 86400
+want=("$@")
+[ "${#want[@]}" -gt 0 ] || mapfile -t want < <(config_names)
+names=$(config_names)
+for name in "${want[@]}"; do
+	[[ $'\n'$names$'\n' == *$'\n'$name$'\n'* ]] || die "unknown configuration '$name'; one of: ${names//$'\n'/ }"
+done
+runner=$BUILD/kselftest/iopoll/run_iopoll.sh
+[ -x "$runner" ] || die "no $runner; run 'make selftests'"
+[ -f "$BUILD/bzImage-debug" ] || die "no $BUILD/bzImage-debug; run 'make kernel'"
+
+for name in "${want[@]}"; do
+	for c in "${CONFIGS[@]}"; do
+		[ "${c%%|*}" = "$name" ] && break
+	done
+	IFS='|' read -r _ vcpus nvme_opts latency append scenarios <<<"$c"
+	out=$BUILD/check/matrix-$name
+	rm -rf "$out"
+	echo "# matrix $name: ${vcpus} vCPUs${nvme_opts:+, nvme $nvme_opts}${latency:+, latency-ns=$latency}${append:+, $append}; scenarios $scenarios"
+	t0=$SECONDS
+	rc=0
+	# shellcheck disable=SC2086
+	VCPUS=$vcpus NVME_OPTS=$nvme_opts NULL_LATENCY_NS=${latency:-0} VM_STREAM=progress \
+		"$TOP/scripts/vm.sh" -p debug -t "$timeout_s" -o "$out" -a "$append" -- \
+		"${runner#"$TOP"/}" $scenarios || rc=$?
+	secs=$((SECONDS - t0))
+	[ ! -f "$out/guest.log" ] || tap_import "matrix $name: " <"$out/guest.log"
+	tap_result "matrix $name: scenarios $scenarios ran to the end, ${secs} s (serial log: $out/serial.log)" "$rc" "exit $rc"
+	rc=0
+	if [ -f "$out/serial.log" ]; then
+		"$TOP/scripts/dmesg-scan.sh" "$out/serial.log" || rc=1
+	else
+		rc=1
+	fi
+	tap_result "matrix $name: no WARN, BUG, lockdep, hung task, stall or 'nobody cared' in the kernel log" "$rc"
+done
+tap_summary
