@@ -10,13 +10,15 @@ set -euo pipefail
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 
-# name | vCPUs | NVMe properties | null-co latency (ns) | kernel command line | scenarios
+# name | vCPUs | NVMe properties | null-co latency (ns) | data drive sector whose reads
+# fail | kernel command line | scenarios
 CONFIGS=(
-	"threaded_irq|2|||nvme.use_threaded_interrupts=1|30 11 26 14"
-	"shared_vector|2|msix_qsize=1|||31"
-	"write_queues|2|||nvme.write_queues=1|32 14"
-	"shared_hwq|4|max_ioqpairs=1|||33"
-	"slow_device|2|max_ioqpairs=1|2000000||34"
+	"threaded_irq|2||||nvme.use_threaded_interrupts=1|30 11 26 14"
+	"shared_vector|2|msix_qsize=1||||31"
+	"write_queues|2||||nvme.write_queues=1|32 14"
+	"shared_hwq|4|max_ioqpairs=1||||33"
+	"slow_device|2|max_ioqpairs=1|2000000|||34"
+	"device_errors|2|||2097152||35"
 )
 
 config_names() {
@@ -44,14 +46,16 @@ for name in "${want[@]}"; do
 	for c in "${CONFIGS[@]}"; do
 		[ "${c%%|*}" = "$name" ] && break
 	done
-	IFS='|' read -r _ vcpus nvme_opts latency append scenarios <<<"$c"
+	IFS='|' read -r _ vcpus nvme_opts latency error_sector append scenarios <<<"$c"
 	out=$BUILD/check/matrix-$name
 	rm -rf "$out"
-	echo "# matrix $name: ${vcpus} vCPUs${nvme_opts:+, nvme $nvme_opts}${latency:+, latency-ns=$latency}${append:+, $append}; scenarios $scenarios"
+	echo "# matrix $name: ${vcpus} vCPUs${nvme_opts:+, nvme $nvme_opts}${latency:+, latency-ns=$latency}" \
+		"${error_sector:+, data reads of sector $error_sector fail}${append:+, $append}; scenarios $scenarios"
 	t0=$SECONDS
 	rc=0
 	# shellcheck disable=SC2086
-	VCPUS=$vcpus NVME_OPTS=$nvme_opts NULL_LATENCY_NS=${latency:-0} VM_STREAM=progress \
+	VCPUS=$vcpus NVME_OPTS=$nvme_opts NULL_LATENCY_NS=${latency:-0} DATA_ERROR_SECTOR=$error_sector \
+		VM_STREAM=progress \
 		"$TOP/scripts/vm.sh" -p debug -t "$timeout_s" -o "$out" -a "$append" -- \
 		"${runner#"$TOP"/}" $scenarios || rc=$?
 	secs=$((SECONDS - t0))

@@ -6,6 +6,7 @@
 #   VM_STREAM=all|progress|none: the guest's output on the terminal (progress: TAP lines only)
 #   NVME_OPTS=prop=value,...: more properties for both NVMe controllers (msix_qsize=1)
 #   NULL_LATENCY_NS=N: the null backend completes each I/O after N ns
+#   DATA_ERROR_SECTOR=N: reads of 512-byte sector N of the data drive fail with EIO (blkdebug)
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -39,6 +40,7 @@ backend=${BACKEND:-null}
 stream=${VM_STREAM:-all}
 nvme_opts=${NVME_OPTS:-}
 null_latency_ns=${NULL_LATENCY_NS:-0}
+data_error_sector=${DATA_ERROR_SECTOR:-}
 check_choice VM_STREAM "$stream" all progress none
 check_choice PROFILE "$profile" debug bench
 check_choice ACCEL "$accel" auto kvm tcg
@@ -46,6 +48,7 @@ check_choice BACKEND "$backend" null file
 check_uint VCPUS "$vcpus" 1 8
 check_uint MEM_MB "$mem_mb" 512 16384
 check_uint NULL_LATENCY_NS "$null_latency_ns" 0 100000000
+[ -z "$data_error_sector" ] || check_uint DATA_ERROR_SECTOR "$data_error_sector" 0 4194303
 [[ -z $nvme_opts || $nvme_opts =~ ^[a-z_]+=[a-z0-9]+(,[a-z_]+=[a-z0-9]+)*$ ]] ||
 	die "NVME_OPTS=$nvme_opts is not valid; use prop=value,... (e.g. msix_qsize=1)"
 check_uint VM_TIMEOUT "$timeout_s" 10 86400
@@ -94,6 +97,12 @@ flock -n 9 || die "another guest is running (it holds $BUILD/vm/vm.lock); wait f
 
 data_img=$BUILD/vm/nvme-data.img
 [ -f "$data_img" ] || truncate -s 2G "$data_img"
+data_drive="driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads"
+if [ -n "$data_error_sector" ]; then
+	data_drive="driver=blkdebug,image.driver=file,image.filename=$data_img,image.aio=threads"
+	data_drive+=",inject-error.0.event=read_aio,inject-error.0.sector=$data_error_sector"
+	data_drive+=",inject-error.0.errno=5,inject-error.0.once=off,if=none,id=data,cache=none"
+fi
 if [ "$backend" = file ]; then
 	main_img=$BUILD/vm/nvme-main.img
 	[ -f "$main_img" ] || truncate -s 4G "$main_img"
@@ -174,7 +183,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-fsdev "local,id=out,path=$outdir,security_model=none,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=out,mount_tag=iopoll_out \
 	-drive "$main_drive" -device "nvme,serial=iopoll-main,drive=main${nvme_opts:+,$nvme_opts}" \
-	-drive "driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads" \
+	-drive "$data_drive" \
 	-device "nvme,serial=iopoll-data,drive=data${nvme_opts:+,$nvme_opts}" \
 	>"$outdir/qemu.log" 2>&1 </dev/null 9>&- &
 wrapper_pid=$!
