@@ -99,9 +99,11 @@ data_img=$BUILD/vm/nvme-data.img
 [ -f "$data_img" ] || truncate -s 2G "$data_img"
 data_drive="driver=file,filename=$data_img,if=none,id=data,cache=none,aio=threads"
 if [ -n "$data_error_sector" ]; then
-	data_drive="driver=blkdebug,image.driver=file,image.filename=$data_img,image.aio=threads"
-	data_drive+=",inject-error.0.event=read_aio,inject-error.0.sector=$data_error_sector"
-	data_drive+=",inject-error.0.errno=5,inject-error.0.once=off,if=none,id=data,cache=none"
+	# raw raises blkdebug's read_aio event for every guest read; the rule fails those of the sector.
+	data_drive="driver=raw,file.driver=blkdebug,file.image.driver=file,file.image.filename=$data_img"
+	data_drive+=",file.image.aio=threads,file.inject-error.0.event=read_aio,file.inject-error.0.errno=5"
+	data_drive+=",file.inject-error.0.sector=$data_error_sector,file.inject-error.0.once=off"
+	data_drive+=",if=none,id=data,cache=none"
 fi
 if [ "$backend" = file ]; then
 	main_img=$BUILD/vm/nvme-main.img
