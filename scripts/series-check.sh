@@ -70,10 +70,12 @@ tap_result "series: the README's quilt line gives the same tree as its git am li
 [ "$rc" -ne 0 ] || git -C "$TREE" worktree remove --force "$pristine"
 
 # The base is a tarball without upstream history, so checkpatch cannot look up the
-# commits the messages cite (9650b453a3d4, ...): that one check is left out.
+# commits the messages cite (9650b453a3d4, ...): that one check is left out. It runs
+# in the tree so that its SPDX check runs too, with Debian's python3 (python3-ply and
+# python3-git), not one that another python3 earlier in PATH would give it.
 for p in "${series[@]}"; do
-	out=$("$TREE/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-		--ignore UNKNOWN_COMMIT_ID "$PATCHES/$p" 2>&1) && rc=0 || rc=1
+	out=$(cd "$TREE" && PATH=/usr/bin:/bin:$PATH scripts/checkpatch.pl --strict --quiet \
+		--show-types --ignore UNKNOWN_COMMIT_ID "$PATCHES/$p" 2>&1) && rc=0 || rc=1
 	[ -z "$out" ] || { printf '# %s\n' "$out"; rc=1; }
 	tap_result "checkpatch --strict: $p" "$rc"
 done
