@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH
 
-.PHONY: all deps tree export kernel selftests vm matrix check check-series check-series-objects sparse bench lint help
+.PHONY: all deps tree export kernel selftests vm matrix mutants check check-series check-series-objects sparse bench lint help
 
 all: help
 
@@ -49,6 +49,10 @@ sparse: ## sparse (C=2) on the files the series touches; fails on warnings in ad
 matrix: ## boot the debug kernel in each NVMe configuration (CONFIGS='threaded_irq ...') and run its tests
 	scripts/deps.sh check
 	scripts/matrix.sh $(CONFIGS)
+
+mutants: ## apply each deliberate bug in tests/mutants/ in turn and check that its test catches it
+	scripts/deps.sh check
+	scripts/mutants.sh $(MUTANTS)
 
 bench: ## the benchmark: fio matrix in the bench kernel, report in results/latest
 	scripts/bench.sh
