@@ -4,8 +4,8 @@
 # caught it. TAP out; a mutant that survives is a failure. build/linux is put back after each.
 #
 # usage: mutants.sh [MUTANT.patch...]   (default: every tests/mutants/*.patch)
-# A check is "kunit CASE" (the KUnit case fails at boot) or "matrix CONFIG" (make matrix
-# CONFIG fails).
+# A check is "kunit CASE" (the KUnit case fails at boot), "matrix CONFIG" (make matrix
+# CONFIG fails) or "kselftest N..." (those iopoll scenarios fail in the default guest).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +19,8 @@ mutants=("$@")
 [ "${#mutants[@]}" -gt 0 ] || mutants=("$TOP"/tests/mutants/*.patch)
 for m in "${mutants[@]}"; do
 	[ -f "$m" ] || die "no mutant $m"
-	grep -Eq '^# check: (kunit|matrix) [a-z_0-9]+$' "$m" || die "$m has no '# check: kunit CASE|matrix CONFIG' line"
+	grep -Eq '^# check: ((kunit|matrix) [a-z_0-9]+|kselftest [0-9 ]+)$' "$m" ||
+		die "$m has no '# check: kunit CASE|matrix CONFIG|kselftest N...' line"
 done
 out=$BUILD/mutants
 mkdir -p "$out"
@@ -42,6 +43,13 @@ caught() {
 		;;
 	matrix)
 		! "$TOP/scripts/matrix.sh" "$what" >"$log.tap" 2>&1
+		;;
+	kselftest)
+		# shellcheck disable=SC2086
+		VM_STREAM=none "$TOP/scripts/vm.sh" -p debug -t 1800 -o "$log" -- \
+			"${BUILD#"$TOP"/}/kselftest/iopoll/run_iopoll.sh" $what >"$log.vm" 2>&1 && return 1
+		[ "$(cat "$log/rc" 2>/dev/null)" != 4 ] || return 2
+		return 0
 		;;
 	esac
 }
