@@ -37,8 +37,9 @@ caught() {
 	case $kind in
 	kunit)
 		VM_STREAM=none "$TOP/scripts/vm.sh" -p debug -t 600 -o "$log" -- true >"$log.vm" 2>&1 || true
-		grep -Eq "^\[[ 0-9.]+\] +not ok [0-9]+ $what\$" "$log/serial.log" 2>/dev/null && return 0
-		grep -Eq "^\[[ 0-9.]+\] +ok [0-9]+ $what\$" "$log/serial.log" 2>/dev/null && return 1
+		# The serial console ends its lines with CR LF.
+		grep -Eq "^\[[ 0-9.]+\] +not ok [0-9]+ $what"$'\r'"?\$" "$log/serial.log" 2>/dev/null && return 0
+		grep -Eq "^\[[ 0-9.]+\] +ok [0-9]+ $what"$'\r'"?\$" "$log/serial.log" 2>/dev/null && return 1
 		return 2
 		;;
 	matrix)
