@@ -17,8 +17,11 @@ set -euo pipefail
 	die "build/linux has uncommitted changes; a mutant run would mix them in"
 mutants=("$@")
 [ "${#mutants[@]}" -gt 0 ] || mutants=("$TOP"/tests/mutants/*.patch)
-for m in "${mutants[@]}"; do
+for i in "${!mutants[@]}"; do
+	m=${mutants[i]}
 	[ -f "$m" ] || die "no mutant $m"
+	mutants[i]=$(realpath "$m")
+	m=${mutants[i]}
 	grep -Eq '^# check: ((kunit|matrix) [a-z_0-9]+|kselftest [0-9 ]+)$' "$m" ||
 		die "$m has no '# check: kunit CASE|matrix CONFIG|kselftest N...' line"
 done
