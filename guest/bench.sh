@@ -2,10 +2,12 @@
 # Guest-side benchmark driver for iowait_poll. Runs inside the test VM.
 #
 #   guest/bench.sh OUTDIR PROFILE BOOT
-#     PROFILE: quick (3 reps x 3 s) | full (8 reps x 5 s)
+#     PROFILE: quick (3 reps x 3 s) | full (12 reps x 3 s)
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
+#              stock    -> every workload on stock 6.12 (the kernel without the series),
+#                          results in OUTDIR/raw-stock/, OUTDIR/env-stock.json
 #
 # Each run writes RAWDIR/<workload>__<mode>__r<rep>.json (counters before/after,
 # wall time, the queue knobs of the run, extra results) and, for fio rows,
@@ -19,6 +21,8 @@
 #   napi        iowait_poll_submit_reap=1 only (a CQ pass on each submission)
 #   iopoll      knobs off, fio uses io_uring with hipri (a poll queue)
 #   idlepoll    knobs off, second boot with idle=poll
+#   stock       stock 6.12, the IRQ path (no knobs exist)
+#   stock_iopoll stock 6.12, fio uses io_uring with hipri
 set -euo pipefail
 
 die() {
@@ -26,19 +30,23 @@ die() {
 	exit 1
 }
 
-[ $# -eq 3 ] || die "usage: $0 OUTDIR quick|full main|idlepoll"
+[ $# -eq 3 ] || die "usage: $0 OUTDIR quick|full main|idlepoll|stock"
 OUTDIR=$1 PROFILE=$2 BOOT=$3
 
 case $PROFILE in
 quick) REPS=3 RUNTIME=3 NFILES=5000 ;;
-full) REPS=8 RUNTIME=5 NFILES=20000 ;;
+full) REPS=12 RUNTIME=3 NFILES=20000 ;;
 *) die "PROFILE=$PROFILE is not valid; use quick or full" ;;
 esac
 case $BOOT in
 main) RAWDIR=$OUTDIR/raw ENVFILE=$OUTDIR/env.json ;;
 idlepoll) RAWDIR=$OUTDIR/raw-idlepoll ENVFILE=$OUTDIR/env-idlepoll.json ;;
-*) die "BOOT=$BOOT is not valid; use main or idlepoll" ;;
+stock) RAWDIR=$OUTDIR/raw-stock ENVFILE=$OUTDIR/env-stock.json ;;
+*) die "BOOT=$BOOT is not valid; use main, idlepoll or stock" ;;
 esac
+# Stock 6.12 has none of the feature's files: no knob is set or read there.
+KNOBLESS=0
+[ "$BOOT" != stock ] || KNOBLESS=1
 
 RAMP=1
 EXT4_DIR=/tmp/iopoll-ext4
@@ -66,6 +74,11 @@ KNOBS=(iowait_poll_mode iowait_poll iowait_poll_irq_suppress iowait_poll_submit_
 # check_disk DISK: the sysfs and debugfs files of the feature must exist.
 check_disk() {
 	local disk=$1 f knob need
+	if [ "$KNOBLESS" -eq 1 ]; then
+		f=/sys/block/$disk/queue/iowait_poll
+		[ ! -e "$f" ] || die "$f exists: the stock boot runs a kernel with the series"
+		return 0
+	fi
 	for f in /sys/block/"$disk"/queue/iowait_poll \
 		/sys/block/"$disk"/queue/iowait_poll_budget_us \
 		/sys/kernel/debug/block/"$disk"/iowait_poll_stats; do
@@ -88,7 +101,7 @@ check_disk() {
 MAIN=$(find_disk iopoll-main) || die "no NVMe disk with serial iopoll-main (looked at /sys/block/nvme*n1/device/serial)"
 check_disk "$MAIN"
 DATA=
-if [ "$BOOT" = main ]; then
+if [ "$BOOT" != idlepoll ]; then
 	DATA=$(find_disk iopoll-data) || die "no NVMe disk with serial iopoll-data (needed by the metadata_walk row)"
 	check_disk "$DATA"
 fi
@@ -97,7 +110,7 @@ command -v fio >/dev/null || die "fio is not installed"
 # mode_knobs MODE: the values of KNOBS for MODE, in KNOBS order.
 mode_knobs() {
 	case $1 in
-	off | iopoll | idlepoll) echo spin 0 0 0 ;;
+	off | iopoll | idlepoll | stock | stock_iopoll) echo spin 0 0 0 ;;
 	on) echo spin 1 0 0 ;;
 	adaptive) echo adaptive 1 0 0 ;;
 	irqsuppress) echo spin 1 1 0 ;;
@@ -106,9 +119,14 @@ mode_knobs() {
 	esac
 }
 
-# read_knob DISK KNOB: the knob's value; "[b]" of a "a [b] c" style choice list.
+# read_knob DISK KNOB: the knob's value; "[b]" of a "a [b] c" style choice list
+# (0 on stock 6.12, which has no knob).
 read_knob() {
 	local value
+	if [ "$KNOBLESS" -eq 1 ]; then
+		echo 0
+		return 0
+	fi
 	read -r value <"/sys/block/$1/queue/$2"
 	if [[ $value =~ \[([^]]*)\] ]]; then value=${BASH_REMATCH[1]}; fi
 	echo "$value"
@@ -129,6 +147,7 @@ set_knobs() {
 	local disk=$1 mode=$2 values kv i got
 	local -a want
 	values=$(mode_knobs "$mode")
+	[ "$KNOBLESS" -eq 0 ] || return 0
 	read -ra want <<<"$values"
 	for kv in "${RESET_KNOBS[@]}"; do
 		write_knob "$disk" "${kv%%=*}" "${kv#*=}"
@@ -146,6 +165,7 @@ set_knobs() {
 # restore_poll: on exit, every knob of both disks back to the defaults, as far as possible.
 restore_poll() {
 	local disk kv
+	[ "$KNOBLESS" -eq 1 ] && DATA="" MAIN=""
 	for disk in $MAIN $DATA; do
 		for kv in "${RESET_KNOBS[@]}"; do
 			echo "${kv#*=}" >"/sys/block/$disk/queue/${kv%%=*}" 2>/dev/null || true
@@ -170,6 +190,10 @@ json_str() {
 # knobs_json DISK: the disk's KNOBS as a JSON object, numbers as numbers.
 knobs_json() {
 	local knob value out=''
+	if [ "$KNOBLESS" -eq 1 ]; then
+		printf '{}'
+		return 0
+	fi
 	for knob in "${KNOBS[@]}"; do
 		value=$(read_knob "$1" "$knob")
 		[[ $value =~ ^[0-9]+$ ]] || value=$(json_str "$value")
@@ -188,8 +212,11 @@ snapshot() {
 	local disk=$1 ctrl stats irqs irq_lines cpu ctxt diskstat
 	ctrl=$(ctrl_of "$disk")
 	# "name value" lines -> "name": value
-	stats=$(awk 'NF == 2 { printf "%s\"%s\": %s", (n++ ? ", " : ""), $1, $2 }' \
-		"/sys/kernel/debug/block/$disk/iowait_poll_stats")
+	stats=
+	if [ "$KNOBLESS" -eq 0 ]; then
+		stats=$(awk 'NF == 2 { printf "%s\"%s\": %s", (n++ ? ", " : ""), $1, $2 }' \
+			"/sys/kernel/debug/block/$disk/iowait_poll_stats")
+	fi
 	# Sum the per-CPU columns of every line that names one of ctrl's queues.
 	irqs=$(awk -v re="(^|[ ,])${ctrl}q[0-9]+(,|$)" '
 		NR == 1 { ncpu = NF; next }
@@ -214,7 +241,7 @@ fio_args() {
 		--percentile_list=50:99:99.9 --bs=4k
 	case $workload in
 	psync_qd1_randread | corunner)
-		if [ "$mode" = iopoll ]; then
+		if [ "$mode" = iopoll ] || [ "$mode" = stock_iopoll ]; then
 			printf '%s\n' --ioengine=io_uring --hipri=1 --iodepth=1 --direct=1 --rw=randread
 		else
 			printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randread
@@ -280,6 +307,15 @@ metadata_walks() {
 	echo "$times"
 }
 
+# budget_us DISK: the disk's poll budget, null on stock 6.12.
+budget_us() {
+	if [ "$KNOBLESS" -eq 1 ]; then
+		echo null
+	else
+		cat "/sys/block/$1/queue/iowait_poll_budget_us"
+	fi
+}
+
 # run_one WORKLOAD MODE REP: one measured run, saved under RAWDIR.
 run_one() {
 	local workload=$1 mode=$2 rep=$3 disk=$MAIN name knobs poll before after extra='' fio_file=''
@@ -325,7 +361,7 @@ run_one() {
 			"$workload" "$mode" "$rep" "$BOOT" "$PROFILE"
 		printf ' "disk": "%s", "poll": %s, "knobs": %s,\n' "$disk" "$poll" "$knobs"
 		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
-			"$(cat "/sys/block/$disk/queue/iowait_poll_budget_us")" "$CLK_TCK" "$RUNTIME" "$RAMP"
+			"$(budget_us "$disk")" "$CLK_TCK" "$RUNTIME" "$RAMP"
 		if [ -n "$fio_file" ]; then
 			printf ' "fio_file": "%s", "fio_args": %s,\n' "$fio_file" "$(json_str "${args[*]}")"
 		fi
@@ -346,7 +382,7 @@ write_env() {
 		printf ' "fio_version": %s, "clk_tck": %s, "main_disk": "%s", "data_disk": "%s",\n' \
 			"$(json_str "$(fio --version)")" "$CLK_TCK" "$MAIN" "$DATA"
 		printf ' "budget_us": %s, "knobs_at_start": %s, "devices": [%s]}\n' \
-			"$(cat "/sys/block/$MAIN/queue/iowait_poll_budget_us")" "$(knobs_json "$MAIN")" "$serials"
+			"$(budget_us "$MAIN")" "$(knobs_json "$MAIN")" "$serials"
 	} >"$ENVFILE"
 }
 
@@ -361,6 +397,15 @@ if [ "$BOOT" = main ]; then
 		"metadata_walk:off on"
 		"libaio_qd32_randread:off on napi"
 		"corunner:off on"
+	)
+elif [ "$BOOT" = stock ]; then
+	MATRIX=(
+		"psync_qd1_randread:stock stock_iopoll"
+		"psync_qd1_randwrite:stock"
+		"buffered_randread:stock"
+		"metadata_walk:stock"
+		"libaio_qd32_randread:stock"
+		"corunner:stock"
 	)
 else
 	MATRIX=(

@@ -4,7 +4,8 @@
 usage: report.py RESULTS_DIR
 
 RESULTS_DIR holds raw*/ (written by guest/bench.sh: raw/ from the main boot,
-raw-idlepoll/ from the idle=poll boot), optional env*.json from the guest and
+raw-idlepoll/ from the idle=poll boot, raw-stock/ from the boot of stock 6.12 without the
+series), optional env*.json from the guest and
 meta.json from the host. Python 3 standard library only; gnuplot is optional.
 """
 import glob
@@ -20,11 +21,12 @@ import tempfile
 
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
              "metadata_walk", "libaio_qd32_randread", "corunner"]
-MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll"]
+MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]
 MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
                "adaptive": "adaptive (sleep, then spin)", "irqsuppress": "irqsuppress (spin, IRQ masked)",
                "napi": "napi (reap on submit)",
-               "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot"}
+               "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot",
+               "stock": "stock 6.12 (IRQ)", "stock_iopoll": "stock 6.12, io_uring IOPOLL"}
 EXITS = ["exit_woken", "exit_reaped", "exit_resched", "exit_busy",
          "exit_budget", "exit_signal", "exit_error"]
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p99.9": 99.9}
@@ -65,6 +67,18 @@ SUMMARY = [
     ("irq_per_io_irqsuppress_psync_qd1", "psync QD1 irqsuppress: IRQs per I/O", None),
     ("adaptive_hybrid_sleep_share", "psync QD1 adaptive: polled waits that slept on the hrtimer "
      "first (hybrid_sleeps ÷ waits)", None),
+    # The series with its knobs off against stock 6.12 (another boot): no cost when off.
+    ("off_vs_stock_psync_qd1", "psync QD1 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
+    ("iopoll_vs_stock_psync_qd1", "psync QD1 randread io_uring IOPOLL IOPS, series ÷ stock 6.12",
+     (">=", 0.98)),
+    ("off_vs_stock_psync_qd1_randwrite", "psync QD1 randwrite IOPS, off ÷ stock 6.12", (">=", 0.98)),
+    ("off_vs_stock_buffered", "buffered cold randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
+    ("off_vs_stock_metadata", "ext4 metadata walk speed, off ÷ stock 6.12 (stock time ÷ off time)",
+     (">=", 0.98)),
+    ("off_vs_stock_libaio_qd32", "libaio QD32 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
+    ("off_vs_stock_corunner", "co-runner iterations/s, off ÷ stock 6.12", (">=", 0.98)),
+    ("on_vs_stock_psync_qd1", "psync QD1 randread IOPS, on ÷ stock 6.12", None),
+    ("irqsuppress_vs_stock_psync_qd1", "psync QD1 randread IOPS, irqsuppress ÷ stock 6.12", None),
 ]
 # Bootstrap: resamples of the reps (the same reps for every mode of a boot, so the ratios
 # stay paired), the interval's coverage, and a fixed seed so that a report is reproducible.
@@ -350,6 +364,18 @@ def make_summary(rows):
         "napi_qd1_on_vs_off": ratio(iops(p, "napi"), iops(p, "off")),
         "irq_per_io_irqsuppress_psync_qd1": row_value(rows, p, "irqsuppress", "irq_per_io"),
         "adaptive_hybrid_sleep_share": row_value(rows, p, "adaptive", "hybrid_sleep_share"),
+        "off_vs_stock_psync_qd1": ratio(iops(p, "off"), iops(p, "stock")),
+        "iopoll_vs_stock_psync_qd1": ratio(iops(p, "iopoll"), iops(p, "stock_iopoll")),
+        "off_vs_stock_psync_qd1_randwrite": ratio(iops("psync_qd1_randwrite", "off"),
+                                                  iops("psync_qd1_randwrite", "stock")),
+        "off_vs_stock_buffered": ratio(iops(buf, "off"), iops(buf, "stock")),
+        "off_vs_stock_metadata": ratio(row_value(rows, "metadata_walk", "stock", "walk_s"),
+                                       row_value(rows, "metadata_walk", "off", "walk_s")),
+        "off_vs_stock_libaio_qd32": ratio(iops(q32, "off"), iops(q32, "stock")),
+        "off_vs_stock_corunner": ratio(row_value(rows, "corunner", "off", "corunner_iter_per_s"),
+                                       row_value(rows, "corunner", "stock", "corunner_iter_per_s")),
+        "on_vs_stock_psync_qd1": ratio(iops(p, "on"), iops(p, "stock")),
+        "irqsuppress_vs_stock_psync_qd1": ratio(iops(p, "irqsuppress"), iops(p, "stock")),
     }
 
 
@@ -482,7 +508,7 @@ def workload_table(workload, rows):
 # (title, workload, modes) of the "Modes side by side" tables.
 SIDE_BY_SIDE = [
     ("psync QD1 4 KiB randread", "psync_qd1_randread",
-     ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll"]),
+     ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]),
     ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
     ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "adaptive", "irqsuppress"]),
 ]
@@ -536,7 +562,8 @@ def make_markdown(rows, summary, meta, guest, host_load=None):
              "reaped by the poller ÷ all I/Os; exit reasons are shares of polled waits. "
              "CPU is user+nice+system+irq+softirq time of all CPUs; per-I/O figures divide "
              "by the disk's completed I/Os over the whole run (ramp included). "
-             "The idle=poll row comes from a second boot, so ratios against it cross boots. "
+             "The idle=poll and stock 6.12 rows come from boots of their own, so ratios against "
+             "them cross boots, and their intervals hold the noise of the reps, not of the boots. "
              "Modes: off is the IRQ path; on is iowait_poll spinning; adaptive is iowait_poll "
              "with iowait_poll_mode=adaptive (sleep on an hrtimer, then spin); irqsuppress is on "
              "with the queue's vector masked while a task polls (iowait_poll_irq_suppress); napi is "

@@ -46,10 +46,10 @@ class TempResults(unittest.TestCase):
         with open(os.path.join(self.dir, raw, name + ".fio.json")) as f:
             return json.load(f)["jobs"][0]["read"]
 
-    def set_fio(self, name, **fields):
+    def set_fio(self, name, raw="raw", **fields):
         """Overwrite fields of the read direction that fio reported for one sample run;
         lat_mean_us sets lat_ns.mean."""
-        path = os.path.join(self.dir, "raw", name + ".fio.json")
+        path = os.path.join(self.dir, raw, name + ".fio.json")
         with open(path) as f:
             fio = json.load(f)
         read = fio["jobs"][0]["read"]
@@ -59,9 +59,15 @@ class TempResults(unittest.TestCase):
         with open(path, "w") as f:
             json.dump(fio, f)
 
-    def set_iops(self, name, iops):
+    def set_iops(self, name, iops, raw="raw"):
         """Overwrite the IOPS that fio reported for one sample run."""
-        self.set_fio(name, iops=iops)
+        self.set_fio(name, raw=raw, iops=iops)
+
+    def report_md(self):
+        """Run report.py on the samples copy; return its report.md."""
+        self.assertEqual(run_report(self.dir).returncode, 0)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            return f.read()
 
     def copy_run(self, name, workload):
         """A copy of sample run `name` (sidecar and fio output) as a run of `workload`."""
@@ -226,7 +232,8 @@ class TestSummary(TempResults):
     def test_mode_order(self):
         rows = report.build(self.dir)[0]["rows"]
         modes = [r["mode"] for r in rows if r["workload"] == "psync_qd1_randread"]
-        self.assertEqual(modes, ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll"])
+        self.assertEqual(modes, ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll",
+                                 "stock", "stock_iopoll"])
 
     def test_new_mode_ratios(self):
         p = "psync_qd1_randread"
@@ -302,12 +309,6 @@ class TestSummary(TempResults):
 
 
 class TestMarkdown(TempResults):
-    def report_md(self):
-        """Run report.py on the samples copy; return its report.md."""
-        self.assertEqual(run_report(self.dir).returncode, 0)
-        with open(os.path.join(self.dir, "report.md")) as f:
-            return f.read()
-
     def test_tables_and_targets(self):
         md = self.report_md()
         for heading in ("### psync_qd1_randread", "### libaio_qd32_randread", "### metadata_walk",
@@ -328,7 +329,8 @@ class TestMarkdown(TempResults):
         section = md.split("## Modes side by side (psync QD1 4 KiB randread)")[1].split("\n## ")[0]
         labels = [line.split(" | ")[0][2:] for line in section.splitlines() if line.startswith("| ")][1:]
         self.assertEqual(labels, [report.MODE_LABELS[m] for m in
-                                  ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll")])
+                                  ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll",
+                                   "stock", "stock_iopoll")])
         self.assertNotIn("Not run", section)
         iops = self.fio_of("psync_qd1_randread__off__r1")["iops"], self.fio_of("psync_qd1_randread__off__r2")["iops"]
         self.assertIn(f"| off (IRQ) | {statistics.median(iops):,.0f} | 1.00 | ", section)
@@ -376,7 +378,7 @@ class TestMarkdown(TempResults):
                 for snap in (run["before"], run["after"]):
                     for k in ("hybrid_sleeps", "hybrid_timer_ends", "ewma_ns", "irq_held",
                               "irq_rearmed", "submit_reaped"):
-                        del snap["poll_stats"][k]
+                        snap["poll_stats"].pop(k, None)
                 with open(path, "w") as f:
                     json.dump(run, f)
         result = run_report(self.dir)
@@ -415,15 +417,17 @@ class TestIntervals(TempResults):
                     json.dump(run, f)
                 shutil.copy(os.path.join(raw, f"{workload}__{mode}__r1.fio.json"),
                             os.path.join(raw, run["fio_file"]))
-        raw = os.path.join(self.dir, "raw-idlepoll")
-        with open(os.path.join(raw, "psync_qd1_randread__idlepoll__r1.json")) as f:
-            run = json.load(f)
-        for rep in range(2, reps + 1):
-            run.update(rep=rep, fio_file=f"psync_qd1_randread__idlepoll__r{rep}.fio.json")
-            with open(os.path.join(raw, f"psync_qd1_randread__idlepoll__r{rep}.json"), "w") as f:
-                json.dump(run, f)
-            shutil.copy(os.path.join(raw, "psync_qd1_randread__idlepoll__r1.fio.json"),
-                        os.path.join(raw, run["fio_file"]))
+        # The other boots, so that every boot has enough reps for an interval.
+        for boot, mode in (("idlepoll", "idlepoll"), ("stock", "stock"), ("stock", "stock_iopoll")):
+            raw = os.path.join(self.dir, f"raw-{boot}")
+            name = f"psync_qd1_randread__{mode}"
+            with open(os.path.join(raw, f"{name}__r1.json")) as f:
+                run = json.load(f)
+            for rep in range(2, reps + 1):
+                run.update(rep=rep, fio_file=f"{name}__r{rep}.fio.json")
+                with open(os.path.join(raw, f"{name}__r{rep}.json"), "w") as f:
+                    json.dump(run, f)
+                shutil.copy(os.path.join(raw, f"{name}__r1.fio.json"), os.path.join(raw, run["fio_file"]))
 
     def test_paired_reps_give_a_tight_interval(self):
         # The host's speed swings 3x between reps, but on is 1.5x off within every rep:
@@ -450,6 +454,37 @@ class TestIntervals(TempResults):
         self.assertGreater(s["hi"], 1.5)
         self.assertLessEqual(s["lo"], s["median"])
         self.assertGreaterEqual(s["hi"], s["median"])
+
+    def test_off_vs_stock_crosses_boots_unpaired(self):
+        # The stock boot's reps are not paired with the main boot's: the host's swings
+        # between reps widen the interval of off ÷ stock, while on ÷ off stays exact.
+        p = "psync_qd1_randread"
+        self.add_reps(p, ("off", "on", "iopoll"), 6)
+        speeds = (100.0, 300.0, 150.0, 250.0, 120.0, 200.0)
+        for rep, speed in enumerate(speeds, start=1):
+            self.set_iops(f"{p}__off__r{rep}", speed)
+            self.set_iops(f"{p}__on__r{rep}", 1.5 * speed)
+            self.set_iops(f"{p}__iopoll__r{rep}", 2.0 * speed)
+            self.set_iops(f"{p}__stock__r{rep}", speed, raw="raw-stock")
+            self.set_iops(f"{p}__stock_iopoll__r{rep}", 2.0 * speed, raw="raw-stock")
+        summary = report.build(self.dir)[0]["summary"]
+        s = summary["off_vs_stock_psync_qd1"]
+        self.assertAlmostEqual(s["median"], 1.0)
+        self.assertLess(s["lo"], 0.8)
+        self.assertGreater(s["hi"], 1.2)
+        self.assertAlmostEqual(summary["iopoll_vs_stock_psync_qd1"]["median"], 1.0)
+        self.assertAlmostEqual(summary["on_vs_stock_psync_qd1"]["median"], 1.5)
+        self.assertAlmostEqual(summary["psync_qd1_on_vs_off"]["lo"], 1.5)
+        md = self.report_md()
+        self.assertIn("| off_vs_stock_psync_qd1 | 1.000 [", md)
+        self.assertIn("| ≥ 0.98 | inside the noise |", md)
+
+    def test_stock_runs_have_no_poll_statistics(self):
+        rows = report.build(self.dir)[0]["rows"]
+        row = report.find_row(rows, "psync_qd1_randread", "stock")
+        self.assertEqual(row["boot"], "stock")
+        self.assertIsNone(row["nosleep_share"])
+        self.assertEqual(row["exit_shares"], {k: None for k in report.EXITS})
 
     def write_host_load(self, name, other_jiffies_per_5s):
         # 2 CPUs, 100 jiffies/s: 1000 jiffies per 5 s sample; QEMU takes 800 of them.

@@ -1,6 +1,7 @@
 #!/bin/bash
-# make bench: build the bench kernel, run the fio matrix in one boot (plus an idle=poll boot),
-# and write results/<date-time>/ with results.json, report.md and latency.png.
+# make bench: build the bench kernel and stock 6.12 with the same config, run the fio matrix
+# in one boot, the IRQ path in an idle=poll boot and every workload on stock 6.12, and
+# write results/<date-time>/ with results.json, report.md and latency.png.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,9 @@ stage_done
 stage_begin kernel bench-kernel
 "$TOP/scripts/kernel.sh" bench
 stage_done
+stage_begin "kernel stock (the same config without the series)" bench-kernel-stock
+"$TOP/scripts/kernel.sh" stock
+stage_done
 
 stamp=$(date +%Y%m%d-%H%M%S)
 results=$TOP/results/$stamp
@@ -30,9 +34,9 @@ mkdir -p "$results"
 log "results: $results"
 
 boot() {
-	local name=$1 append=$2 rc=0
+	local name=$1 kernel=$2 append=$3 rc=0
 	stage_begin "boot $name ($profile matrix)" "bench-boot-$name-$profile"
-	"$TOP/scripts/vm.sh" -p bench -o "$results" -a "$append" -- \
+	"$TOP/scripts/vm.sh" -p "$kernel" -o "$results" -a "$append" -- \
 		"guest/bench.sh $results $profile $name" || rc=$?
 	for f in serial.log qemu.log guest.log dmesg.txt command rc accel host-load.tsv; do
 		[ ! -f "$results/$f" ] || mv "$results/$f" "$results/$name-$f"
@@ -43,8 +47,9 @@ boot() {
 	stage_done
 }
 
-boot main ""
-boot idlepoll "idle=poll"
+boot main bench ""
+boot idlepoll bench "idle=poll"
+boot stock stock ""
 
 qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
@@ -58,7 +63,7 @@ path, base, series, qemu, accel, vcpus, mem_mb, backend, profile, host_cpus = sy
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
-    "kernel_config": "configs/base.config + configs/bench.config",
+    "kernel_config": "configs/base.config + configs/bench.config (stock boot: the same, on the base)",
     "qemu": qemu,
     "accel": accel,
     "vcpus": int(vcpus),
@@ -67,7 +72,8 @@ json.dump({
     "profile": profile,
     "host_cpus": int(host_cpus),
     "commands": [f"make bench BENCH={profile}", f"guest/bench.sh OUTDIR {profile} main",
-                 f"guest/bench.sh OUTDIR {profile} idlepoll (boot with idle=poll)"],
+                 f"guest/bench.sh OUTDIR {profile} idlepoll (boot with idle=poll)",
+                 f"guest/bench.sh OUTDIR {profile} stock (stock 6.12, the bench config)"],
 }, open(path, "w"), indent=2)
 PY
 python3 "$TOP/report/report.py" "$results"

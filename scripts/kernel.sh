@@ -1,29 +1,43 @@
 #!/bin/bash
-# Build bzImage for a profile (debug or bench) out of tree, from configs/.
+# Build bzImage for a profile out of tree, from configs/: debug, bench, or stock (the
+# bench config on the pristine base, without the series: the bench's A/B reference).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 validate_knobs
 
 profile=${1:-${PROFILE:-debug}}
-check_choice PROFILE "$profile" debug bench
+check_choice PROFILE "$profile" debug bench stock
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
 
+src=$TREE config=$profile
+if [ "$profile" = stock ]; then
+	# The base tag's files, exported once per base into their own directory.
+	src=$BUILD/linux-stock config=bench
+	base=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")
+	if [ "$(cat "$src/.iopoll-base" 2>/dev/null)" != "$base" ]; then
+		log "exporting $BASE_TAG ($base) into $src"
+		rm -rf "$src" "$BUILD/obj-stock"
+		mkdir -p "$src"
+		git -C "$TREE" archive "$base" | tar -x -C "$src"
+		echo "$base" >"$src/.iopoll-base"
+	fi
+fi
 obj=$BUILD/obj-$profile
 mkdir -p "$obj"
 export CCACHE_DIR=$BUILD/ccache KBUILD_BUILD_TIMESTAMP="" KBUILD_BUILD_USER=iopoll KBUILD_BUILD_HOST=iopoll
 jobs=$(nproc)
 kmake() {
-	make -C "$TREE" O="$obj" CC="ccache gcc" -j"$jobs" "$@"
+	make -C "$src" O="$obj" CC="ccache gcc" -j"$jobs" "$@"
 }
 
-fragments=("$TOP/configs/base.config" "$TOP/configs/$profile.config")
+fragments=("$TOP/configs/base.config" "$TOP/configs/$config.config")
 want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config-fragments" 2>/dev/null)" != "$want" ]; then
 	log "configuring $profile kernel in $obj"
 	kmake tinyconfig >/dev/null
-	(cd "$obj" && "$TREE/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "${fragments[@]}" >"$obj/merge.log")
+	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "${fragments[@]}" >"$obj/merge.log")
 	kmake olddefconfig >/dev/null
 	echo "$want" >"$obj/.config-fragments"
 fi
@@ -36,7 +50,7 @@ total=""
 if [ "$full_build" -eq 1 ]; then
 	total=$(cat "$steps_file" 2>/dev/null || true)
 	# Until a build here has counted them: the steps of a full build, measured 2026-12-01.
-	[ -n "$total" ] || case $profile in debug) total=2079 ;; bench) total=2043 ;; esac
+	[ -n "$total" ] || case $profile in debug) total=2079 ;; *) total=2043 ;; esac
 fi
 if [ "$full_build" -eq 1 ]; then
 	log "building $profile kernel from scratch, 15-25 minutes on 2 cores with an empty ccache (log: $obj/build.log)"
@@ -73,4 +87,8 @@ if [ "$full_build" -eq 1 ]; then
 	build_steps >"$steps_file"
 fi
 ln -sf "$obj/arch/x86/boot/bzImage" "$BUILD/bzImage-$profile"
-log "built $BUILD/bzImage-$profile ($(git -C "$TREE" describe --always --tags))"
+if [ "$profile" = stock ]; then
+	log "built $BUILD/bzImage-$profile ($BASE_TAG, without the series)"
+else
+	log "built $BUILD/bzImage-$profile ($(git -C "$TREE" describe --always --tags))"
+fi

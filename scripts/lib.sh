@@ -64,7 +64,7 @@ patches_digest() {
 
 # Refuse bad knob values before any work is done.
 validate_knobs() {
-	check_choice PROFILE "${PROFILE:-debug}" debug bench
+	check_choice PROFILE "${PROFILE:-debug}" debug bench stock
 	check_choice ACCEL "${ACCEL:-auto}" auto kvm tcg
 	check_choice BACKEND "${BACKEND:-null}" null file
 	check_choice BENCH "${BENCH:-full}" quick full

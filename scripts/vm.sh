@@ -42,7 +42,7 @@ nvme_opts=${NVME_OPTS:-}
 null_latency_ns=${NULL_LATENCY_NS:-0}
 data_error_sector=${DATA_ERROR_SECTOR:-}
 check_choice VM_STREAM "$stream" all progress none
-check_choice PROFILE "$profile" debug bench
+check_choice PROFILE "$profile" debug bench stock
 check_choice ACCEL "$accel" auto kvm tcg
 check_choice BACKEND "$backend" null file
 check_uint VCPUS "$vcpus" 1 8

@@ -5,6 +5,7 @@
 The counters are synthetic but derived from fio's own I/O count, so that the
 per-I/O figures are known exactly (see test_report.py):
   off:  1 ctx switch and 1 IRQ per I/O, no polled waits (also iopoll, idlepoll)
+  stock, stock_iopoll: as off, with no knobs and no poll statistics (stock 6.12)
   on:   0.01 ctx switches and 1 IRQ per I/O; every I/O a polled wait,
         95 % exit_woken, 5 % exit_budget; reaped = 3 per 1000 I/Os
   adaptive: as on, but 0.8 ctx switches per I/O, 2 busy jiffies per 1000 I/Os,
@@ -49,6 +50,9 @@ RUNS += [("raw", "libaio_qd32_randread", m, 1, "libaio") for m in ("off", "on", 
 RUNS += [("raw", "corunner", m, 1, "psync") for m in ("off", "on")]
 RUNS += [("raw", "metadata_walk", m, r, None) for r in (1, 2) for m in ("off", "on")]
 RUNS += [("raw-idlepoll", "psync_qd1_randread", "idlepoll", 1, "psync")]
+# stock 6.12: no knobs and no poll statistics
+RUNS += [("raw-stock", "psync_qd1_randread", m, r, "iopoll" if m == "stock_iopoll" else "psync")
+         for r in (1, 2) for m in ("stock", "stock_iopoll")]
 
 # per-walk times by (mode, rep): per-run means 0.51/0.49 and 0.41/0.39 -> off/on = 1.25
 WALK_S = {("off", 1): [0.50, 0.52], ("off", 2): [0.48, 0.50],
@@ -75,6 +79,8 @@ def snapshot(t_ns, ios, mode, after):
     base = 1000
     poll_stats = {n: base + v for n, v in stats.items()}
     poll_stats["ewma_ns"] = 40_000 if after and stats["waits"] else 25_000  # a gauge
+    if mode.startswith("stock"):
+        poll_stats = {}
     irqs, ctxt, jiffies = PER_1000_IOS.get(mode, DEFAULT_PER_1000_IOS)
     return {
         "t_ns": t_ns,
@@ -90,7 +96,7 @@ def snapshot(t_ns, ios, mode, after):
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
-    for d in ("raw", "raw-idlepoll"):
+    for d in ("raw", "raw-idlepoll", "raw-stock"):
         os.makedirs(os.path.join(OUT, d))
     with open(os.path.join(OUT, "meta.json"), "w") as f:
         json.dump(META, f, indent=1)
@@ -98,11 +104,12 @@ def main():
         data = os.path.join(tmp, "x")
         for raw, workload, mode, rep, engine in RUNS:
             name = f"{workload}__{mode}__r{rep}"
-            knobs = dict(zip(KNOB_NAMES, KNOBS.get(mode, DEFAULT_KNOBS)))
+            stock = mode.startswith("stock")
+            knobs = {} if stock else dict(zip(KNOB_NAMES, KNOBS.get(mode, DEFAULT_KNOBS)))
             side = {"workload": workload, "mode": mode, "rep": rep,
-                    "boot": "idlepoll" if raw != "raw" else "main", "profile": "sample",
-                    "disk": "nvme0n1", "poll": knobs["iowait_poll"], "knobs": knobs,
-                    "budget_us": 200, "clk_tck": 100, "runtime_s": 1, "ramp_s": 0}
+                    "boot": raw[4:] if raw != "raw" else "main", "profile": "sample",
+                    "disk": "nvme0n1", "poll": knobs.get("iowait_poll", 0), "knobs": knobs,
+                    "budget_us": None if stock else 200, "clk_tck": 100, "runtime_s": 1, "ramp_s": 0}
             if engine:
                 args = ["fio", "--name=x", f"--filename={data}", "--size=64M", "--time_based",
                         "--runtime=1", "--randrepeat=0", "--norandommap", "--group_reporting",
