@@ -37,7 +37,7 @@ tap_result "shellcheck: harness, tests, .ci/run and the selftests' scripts" "$rc
 stage_end
 
 stage_start harness
-for t in test_deps_archive_check.sh test_tap_summary.sh; do
+for t in test_deps_archive_check.sh test_tap_summary.sh test_dmesg_scan.sh; do
 	tap_import "" < <("$TOP/tests/harness/$t" 2>&1 || echo "not ok - tests/harness/$t failed")
 done
 stage_end
@@ -91,6 +91,12 @@ if grep -q '^CONFIG_IO_WAIT_KUNIT_TEST=y' "$BUILD/obj-debug/.config"; then
 		tap_result "kunit: iopoll_wait ran in the guest" 1 "no KTAP results in $out/serial.log"
 	else
 		tap_import "" <<<"$results"
+		# A case skips when other tasks disturbed it on every try; more than one
+		# such skip in a run means the cases no longer test what they claim.
+		skips=$(grep -c '# SKIP' <<<"$results" || true)
+		echo "# kunit: $skips case(s) skipped"
+		tap_result "kunit: at most one case skipped ($skips skipped)" "$((skips > 1))" \
+			"$skips KUnit cases skipped; see $out/serial.log"
 	fi
 else
 	tap_result "kunit: iopoll_wait" skip "CONFIG_IO_WAIT_KUNIT_TEST is not in this kernel"
