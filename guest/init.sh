@@ -16,7 +16,8 @@ main() {
 	ln -sf /proc/self/fd/2 /dev/stderr
 	mount -t devpts devpts /dev/pts
 	mount -t tmpfs shm /dev/shm
-	# Writable tmpfs over these; a checkout below one of them is moved back on top.
+	# Writable tmpfs over these (scripts/vm.sh refuses an output directory below
+	# them); a checkout below one of them is moved back on top.
 	for d in /tmp /run /var/tmp /var/lib /root; do
 		if [[ $iopoll_top/ == "$d"/* ]]; then
 			mkdir -p /dev/shm/iopoll-top

@@ -85,6 +85,13 @@ else
 fi
 
 [ -n "$outdir" ] || outdir=$BUILD/vm/run-$(date +%Y%m%d-%H%M%S)-$$
+# The guest covers these with a tmpfs (guest/init.sh): only the checkout shows through.
+abs_outdir=$(realpath -m "$outdir")
+for d in /tmp /run /var/tmp /var/lib /root; do
+	if [[ $abs_outdir/ == "$d"/* && $abs_outdir/ != "$TOP"/* ]]; then
+		die "-o $outdir: the guest mounts a tmpfs over $d and cannot write there; use a directory in $TOP or outside $d"
+	fi
+done
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv"
