@@ -65,8 +65,8 @@ SUMMARY = [
     ("napi_qd32_on_vs_off", "libaio QD32 randread IOPS, napi ÷ off", None),
     ("napi_qd32_cpu_off_vs_on", "libaio QD32 randread CPU µs/IO, off ÷ napi", None),
     ("irq_per_io_irqsuppress_psync_qd1", "psync QD1 irqsuppress: IRQs per I/O", None),
-    ("adaptive_hybrid_sleep_share", "psync QD1 adaptive: polled waits that slept on the hrtimer "
-     "first (hybrid_sleeps ÷ waits)", None),
+    ("adaptive_hybrid_sleeps_per_io", "psync QD1 adaptive: hrtimer sleeps per I/O "
+     "(hybrid_sleeps ÷ I/Os; a wait whose timer ends first sleeps, then polls)", None),
     # The series with its knobs off against stock 6.12 (another boot): no cost when off.
     ("off_vs_stock_psync_qd1", "psync QD1 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
     ("iopoll_vs_stock_psync_qd1", "psync QD1 randread io_uring IOPOLL IOPS, series ÷ stock 6.12",
@@ -253,7 +253,8 @@ def run_metrics(run):
         m["nosleep_share"] = None
         m["exit_shares"] = {}
     m["reaped_share"] = ratio(delta.get("reaped", 0), m["ios"]) if delta else None
-    m["hybrid_sleep_share"] = ratio(delta["hybrid_sleeps"], waits) if "hybrid_sleeps" in delta else None
+    # Per I/O, not per polled wait: a sleep that the I/O ends is not followed by a poll.
+    m["hybrid_sleeps_per_io"] = ratio(delta["hybrid_sleeps"], m["ios"]) if "hybrid_sleeps" in delta else None
     m["submit_reaped_share"] = ratio(delta["submit_reaped"], m["ios"]) if "submit_reaped" in delta else None
 
     if run.get("walk_s"):
@@ -303,7 +304,7 @@ def make_rows(runs):
             "irq_per_io": median_of(m.get("irq_per_io") for m in ms),
             "nosleep_share": median_of(m.get("nosleep_share") for m in ms),
             "reaped_share": median_of(m.get("reaped_share") for m in ms),
-            "hybrid_sleep_share": median_of(m.get("hybrid_sleep_share") for m in ms),
+            "hybrid_sleeps_per_io": median_of(m.get("hybrid_sleeps_per_io") for m in ms),
             "submit_reaped_share": median_of(m.get("submit_reaped_share") for m in ms),
             "ewma_us": median_of(m["poll_gauges"]["ewma_ns"] / 1000.0
                                  if "ewma_ns" in m.get("poll_gauges", {}) else None for m in ms),
@@ -363,7 +364,7 @@ def make_summary(rows):
         "napi_qd32_gain": max(napi_iops, napi_cpu) if None not in (napi_iops, napi_cpu) else None,
         "napi_qd1_on_vs_off": ratio(iops(p, "napi"), iops(p, "off")),
         "irq_per_io_irqsuppress_psync_qd1": row_value(rows, p, "irqsuppress", "irq_per_io"),
-        "adaptive_hybrid_sleep_share": row_value(rows, p, "adaptive", "hybrid_sleep_share"),
+        "adaptive_hybrid_sleeps_per_io": row_value(rows, p, "adaptive", "hybrid_sleeps_per_io"),
         "off_vs_stock_psync_qd1": ratio(iops(p, "off"), iops(p, "stock")),
         "iopoll_vs_stock_psync_qd1": ratio(iops(p, "iopoll"), iops(p, "stock_iopoll")),
         "off_vs_stock_psync_qd1_randwrite": ratio(iops("psync_qd1_randwrite", "off"),

@@ -145,18 +145,18 @@ class TestRunMetrics(TempResults):
         runs = {r["source"]: r for r in report.load_runs(self.dir)}
         adaptive = report.run_metrics(runs["raw/psync_qd1_randread__adaptive__r1.json"])
         ios = self.ios_of("psync_qd1_randread__adaptive__r1")
-        self.assertAlmostEqual(adaptive["hybrid_sleep_share"], (4 * ios // 5) / ios)
+        self.assertAlmostEqual(adaptive["hybrid_sleeps_per_io"], (4 * ios // 5) / ios)
         self.assertAlmostEqual(adaptive["cpu_us_per_io"], (2 * ios // 1000) * 1e4 / ios)
         self.assertEqual(adaptive["poll_delta"]["hybrid_timer_ends"], 3 * ios // 4)
         irqs = report.run_metrics(runs["raw/psync_qd1_randread__irqsuppress__r1.json"])
         ios = self.ios_of("psync_qd1_randread__irqsuppress__r1")
         self.assertAlmostEqual(irqs["irq_per_io"], (50 * ios // 1000) / ios)
         self.assertEqual(irqs["poll_delta"]["irq_held"], ios - ios // 20)
-        self.assertEqual(irqs["hybrid_sleep_share"], 0.0)  # no hybrid sleeps in spin mode
+        self.assertEqual(irqs["hybrid_sleeps_per_io"], 0.0)  # no hybrid sleeps in spin mode
         napi = report.run_metrics(runs["raw/psync_qd1_randread__napi__r1.json"])
         ios = self.ios_of("psync_qd1_randread__napi__r1")
         self.assertIsNone(napi["nosleep_share"])
-        self.assertIsNone(napi["hybrid_sleep_share"])  # no waits to divide by
+        self.assertEqual(napi["hybrid_sleeps_per_io"], 0.0)  # no polled waits, no sleeps
         self.assertAlmostEqual(napi["submit_reaped_share"], (ios // 2) / ios)
 
     def test_ewma_is_a_gauge_not_a_counter(self):
@@ -180,7 +180,7 @@ class TestRunMetrics(TempResults):
                "before": {"poll_stats": stats, "diskstat": [0] * 11},
                "after": {"poll_stats": dict(stats, waits=4, exit_woken=4), "diskstat": [4] + [0] * 10}}
         m = report.run_metrics(run)
-        self.assertIsNone(m["hybrid_sleep_share"])
+        self.assertIsNone(m["hybrid_sleeps_per_io"])
         self.assertIsNone(m["submit_reaped_share"])
         self.assertEqual(m["poll_gauges"], {})
 
@@ -260,7 +260,7 @@ class TestSummary(TempResults):
         self.assertAlmostEqual(s["napi_qd32_gain"], max(0.99, cpu_off_vs_napi))
         self.assertAlmostEqual(s["irq_per_io_irqsuppress_psync_qd1"],
                                self.per_run(p, "irqsuppress", lambda ios: (50 * ios // 1000) / ios))
-        self.assertAlmostEqual(s["adaptive_hybrid_sleep_share"],
+        self.assertAlmostEqual(s["adaptive_hybrid_sleeps_per_io"],
                                self.per_run(p, "adaptive", lambda ios: (4 * ios // 5) / ios))
         self.assertIsNone(s["irqsuppress_buffered_vs_spin"])  # no buffered runs in the samples
 
@@ -296,7 +296,7 @@ class TestSummary(TempResults):
                     "irqsuppress_vs_iopoll", "irqsuppress_on_vs_off", "irqsuppress_buffered_vs_spin",
                     "napi_qd32_on_vs_off", "napi_qd32_cpu_off_vs_on", "napi_qd32_gain",
                     "napi_qd1_on_vs_off", "irq_per_io_irqsuppress_psync_qd1",
-                    "adaptive_hybrid_sleep_share"):
+                    "adaptive_hybrid_sleeps_per_io"):
             self.assertIn(key, results["summary"])
         self.assertEqual(sorted(results["summary"]), sorted(k for k, _, _ in report.SUMMARY))
         run = next(r for r in results["runs"] if r["mode"] == "irqsuppress")
@@ -386,7 +386,7 @@ class TestMarkdown(TempResults):
         with open(os.path.join(self.dir, "results.json")) as f:
             s = point(json.load(f)["summary"])
         for key in ("adaptive_win_share", "adaptive_cpu_share", "irqsuppress_vs_iopoll",
-                    "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1", "adaptive_hybrid_sleep_share"):
+                    "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1", "adaptive_hybrid_sleeps_per_io"):
             self.assertIsNone(s[key], key)
         self.assertIsNotNone(s["psync_qd1_on_vs_off"])
         with open(os.path.join(self.dir, "report.md")) as f:
