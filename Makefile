@@ -1,5 +1,5 @@
 # iopoll: the series in patches/, and a harness to apply, build, boot, test and measure it.
-# See README.md.  Knobs: PROFILE=debug|bench ACCEL=auto|kvm|tcg BACKEND=null|file VCPUS=N
+# See README.md.  Knobs: PROFILE=debug|bench|stock ACCEL=auto|kvm|tcg BACKEND=null|file VCPUS=N
 #                        BENCH=quick|full VM_TIMEOUT=seconds
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -54,7 +54,7 @@ mutants: ## apply each deliberate bug in tests/mutants/ in turn and check that i
 	scripts/deps.sh check
 	scripts/mutants.sh $(MUTANTS)
 
-bench: ## the benchmark: fio matrix in the bench kernel, report in results/latest
+bench: ## the benchmark: fio matrix in the bench kernel and in stock 6.12, report in results/latest
 	scripts/bench.sh
 
 lint: ## shellcheck the harness, its tests, .ci/run and the selftests' scripts in build/linux
