@@ -405,29 +405,24 @@ class TestMarkdown(TempResults):
 
 
 class TestIntervals(TempResults):
+    def copy_rep(self, raw_dir, name, reps):
+        """Copies of run NAME's rep 1 (sidecar and fio output) as reps 2..reps."""
+        raw = os.path.join(self.dir, raw_dir)
+        with open(os.path.join(raw, f"{name}__r1.json")) as f:
+            run = json.load(f)
+        for rep in range(2, reps + 1):
+            run.update(rep=rep, fio_file=f"{name}__r{rep}.fio.json")
+            with open(os.path.join(raw, f"{name}__r{rep}.json"), "w") as f:
+                json.dump(run, f)
+            shutil.copy(os.path.join(raw, f"{name}__r1.fio.json"), os.path.join(raw, run["fio_file"]))
+
     def add_reps(self, workload, modes, reps):
-        """Copies of rep 1 as reps 2..reps of each mode."""
-        raw = os.path.join(self.dir, "raw")
+        """Reps 2..reps of each mode, and of the other boots' runs, so that every boot
+        has enough reps for an interval."""
         for mode in modes:
-            with open(os.path.join(raw, f"{workload}__{mode}__r1.json")) as f:
-                run = json.load(f)
-            for rep in range(2, reps + 1):
-                run.update(rep=rep, fio_file=f"{workload}__{mode}__r{rep}.fio.json")
-                with open(os.path.join(raw, f"{workload}__{mode}__r{rep}.json"), "w") as f:
-                    json.dump(run, f)
-                shutil.copy(os.path.join(raw, f"{workload}__{mode}__r1.fio.json"),
-                            os.path.join(raw, run["fio_file"]))
-        # The other boots, so that every boot has enough reps for an interval.
+            self.copy_rep("raw", f"{workload}__{mode}", reps)
         for boot, mode in (("idlepoll", "idlepoll"), ("stock", "stock"), ("stock", "stock_iopoll")):
-            raw = os.path.join(self.dir, f"raw-{boot}")
-            name = f"psync_qd1_randread__{mode}"
-            with open(os.path.join(raw, f"{name}__r1.json")) as f:
-                run = json.load(f)
-            for rep in range(2, reps + 1):
-                run.update(rep=rep, fio_file=f"{name}__r{rep}.fio.json")
-                with open(os.path.join(raw, f"{name}__r{rep}.json"), "w") as f:
-                    json.dump(run, f)
-                shutil.copy(os.path.join(raw, f"{name}__r1.fio.json"), os.path.join(raw, run["fio_file"]))
+            self.copy_rep(f"raw-{boot}", f"psync_qd1_randread__{mode}", reps)
 
     def test_paired_reps_give_a_tight_interval(self):
         # The host's speed swings 3x between reps, but on is 1.5x off within every rep:
