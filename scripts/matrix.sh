@@ -17,6 +17,7 @@ CONFIGS=(
 	"shared_vector|2|msix_qsize=1||||31"
 	"write_queues|2||||nvme.write_queues=1|32 14"
 	"shared_hwq|4|max_ioqpairs=1||||33 11"
+	"cpu_pair_queue|4|max_ioqpairs=2||||52"
 	"slow_device|2|max_ioqpairs=1|2000000|||34"
 	"device_errors|2|||2097152||35"
 )
