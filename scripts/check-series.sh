@@ -19,11 +19,7 @@ git -C "$TREE" worktree prune
 git -C "$TREE" worktree add -q --detach "$work" "$BASE_TAG"
 mkdir -p "$obj"
 export CCACHE_DIR=$BUILD/ccache KBUILD_BUILD_TIMESTAMP=""
-if [ ! -f "$obj/.config" ]; then
-	make -s -C "$work" O="$obj" tinyconfig >/dev/null
-	(cd "$obj" && "$work/scripts/kconfig/merge_config.sh" -m -O "$obj" .config \
-		"$TOP/configs/base.config" "$TOP/configs/debug.config" >/dev/null)
-fi
+configure_obj "$work" "$obj" debug || true
 failed=0 n=0
 rm -f "$obj"/build-*.log
 for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do

@@ -32,14 +32,8 @@ kmake() {
 	make -C "$src" O="$obj" CC="ccache gcc" -j"$jobs" "$@"
 }
 
-fragments=("$TOP/configs/base.config" "$TOP/configs/$config.config")
-want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
-if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config-fragments" 2>/dev/null)" != "$want" ]; then
-	log "configuring $profile kernel in $obj"
-	kmake tinyconfig >/dev/null
-	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "${fragments[@]}" >"$obj/merge.log")
-	kmake olddefconfig >/dev/null
-	echo "$want" >"$obj/.config-fragments"
+if configure_obj "$src" "$obj" "$config"; then
+	log "configured the $profile kernel in $obj"
 fi
 # Progress: kbuild's quiet lines ("  CC      init/main.o") counted against the number a
 # full build of this profile took last time (kept in $BUILD, so it survives a clean obj).

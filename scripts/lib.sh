@@ -63,6 +63,20 @@ patches_digest() {
 }
 
 # Refuse bad knob values before any work is done.
+# configure_obj SRC OBJ PROFILE: write OBJ/.config from tinyconfig, configs/base.config and
+# configs/PROFILE.config, unless it was written from the same fragments. Returns 0 if it
+# (re)configured, 1 if the config was current.
+configure_obj() {
+	local src=$1 obj=$2 profile=$3 want
+	local fragments=("$TOP/configs/base.config" "$TOP/configs/$profile.config")
+	want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
+	[ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config-fragments" 2>/dev/null)" != "$want" ] || return 1
+	make -s -C "$src" O="$obj" tinyconfig >/dev/null
+	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "${fragments[@]}" >"$obj/merge.log")
+	make -s -C "$src" O="$obj" olddefconfig >/dev/null
+	echo "$want" >"$obj/.config-fragments"
+}
+
 validate_knobs() {
 	check_choice PROFILE "${PROFILE:-debug}" debug bench stock
 	check_choice ACCEL "${ACCEL:-auto}" auto kvm tcg
