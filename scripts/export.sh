@@ -14,14 +14,34 @@ git -C "$TREE" config "branch.$BRANCH.description" >/dev/null ||
 
 out=$(mktemp -d "$BUILD/export.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-# The cover letter takes its From and Date from the last commit, so it does not churn.
-GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an) \
-GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae) \
-GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad --date=raw) \
-	git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=true \
-	format-patch -q --zero-commit --no-signature --cover-letter \
-	--cover-from-description=subject --subject-prefix=PATCH \
-	-o "$out" "$BASE_TAG..HEAD"
+author=$(git -C "$TREE" log -1 --format=%ae)
+# format_patch DIR [format-patch options]: the series, deterministically. The cover letter
+# takes its From and Date from the last commit, so it does not churn.
+format_patch() {
+	local dir=$1
+	shift
+	GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an) \
+	GIT_COMMITTER_EMAIL=$author \
+	GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad --date=raw) \
+		git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=true \
+		format-patch -q --zero-commit --no-signature --cover-letter \
+		--cover-from-description=subject --subject-prefix="PATCH v$SERIES_VERSION" \
+		"$@" -o "$dir" "$BASE_TAG..HEAD"
+}
+# recipients GET_MAINTAINER-OPTIONS...: who get_maintainer.pl names for the series'
+# patches in $out/draft, one per line, without the series' author.
+recipients() {
+	local patches=("$out"/draft/0*.patch)
+	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
+		"$@" "${patches[@]:1}") | awk -v me="$author" '!index($0, me)'
+}
+format_patch "$out/draft"
+# To: the maintainers; Cc: the reviewers and the lists.
+args=()
+while IFS= read -r who; do args+=(--to="$who"); done < <(recipients --no-r --no-l)
+while IFS= read -r who; do args+=(--cc="$who"); done < <(recipients --no-m)
+rm -rf "$out/draft"
+format_patch "$out" "${args[@]}"
 for f in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ "${f##*/}" = 0000-cover-letter.patch ] || echo "${f##*/}"
 done >"$out/series"

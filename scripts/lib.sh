@@ -12,6 +12,8 @@ TREE=$BUILD/linux
 PATCHES=$TOP/patches
 BASE_TAG=iopoll-base
 BRANCH=iopoll
+# The revision of the series that make export writes: [PATCH vN ...].
+SERIES_VERSION=2
 
 # Fixed identity and dates so that commits and exports never churn.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
