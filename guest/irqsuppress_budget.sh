@@ -6,26 +6,21 @@
 # Run: make vm PROFILE=bench CMD='bash guest/irqsuppress_budget.sh'
 set -euo pipefail
 
-disk=
-for dev in /sys/block/nvme*n1; do
-	[ "$(tr -d ' ' <"$dev/device/serial")" = iopoll-main ] && disk=$(basename "$dev")
-done
-[ -n "$disk" ] || { echo "irqsuppress_budget.sh: no NVMe disk with serial iopoll-main" >&2; exit 1; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+disk=$(disk_by_serial iopoll-main) ||
+	{ echo "irqsuppress_budget.sh: no NVMe disk with serial iopoll-main" >&2; exit 1; }
 q=/sys/block/$disk/queue
-for f in iowait_poll iowait_poll_irq_suppress iowait_poll_budget_us; do
+for f in iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap iowait_poll_mode iowait_poll_budget_us; do
 	[ -e "$q/$f" ] || { echo "irqsuppress_budget.sh: $q/$f is missing (not the iopoll kernel?)" >&2; exit 1; }
 done
 
-irqs() {
-	awk '$NF ~ /nvme[0-9]+q[1-9]/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts
-}
 stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$disk/iowait_poll_stats"
 }
 reset() {
-	echo 0 >"$q/iowait_poll"
-	echo 0 >"$q/iowait_poll_irq_suppress"
-	echo 200 >"$q/iowait_poll_budget_us"
+	reset_iowait_knobs "$disk"
 }
 trap reset EXIT
 
@@ -42,11 +37,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		irqsuppress) echo 1 >"$q/iowait_poll" && echo 1 >"$q/iowait_poll_irq_suppress" ;;
 		iopoll) engine=(--ioengine=io_uring --hipri=1) ;;
 		esac
-		i0=$(irqs) w0=$(stat_of waits) b0=$(stat_of exit_budget)
+		i0=$(nvme_irq_count "$disk") w0=$(stat_of waits) b0=$(stat_of exit_budget)
 		result=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=4 --time_based \
 			--output-format=terse --terse-version=3 "${engine[@]}" --direct=1 --rw=randread |
 			awk -F';' '{ print "iops=" $8 " lat_mean_us=" $40 }')
-		i1=$(irqs) w1=$(stat_of waits) b1=$(stat_of exit_budget)
+		i1=$(nvme_irq_count "$disk") w1=$(stat_of waits) b1=$(stat_of exit_budget)
 		echo "rep=$rep mode=$mode budget_us=$budget $result irqs=$((i1 - i0)) waits=$((w1 - w0)) budget_exits=$((b1 - b0))"
 	done
 done
