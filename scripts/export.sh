@@ -28,19 +28,19 @@ format_patch() {
 		--cover-from-description=subject --subject-prefix="PATCH v$SERIES_VERSION" \
 		"$@" -o "$dir" "$BASE_TAG..HEAD"
 }
-# recipients GET_MAINTAINER-OPTIONS...: who get_maintainer.pl names for the series'
-# patches in $out/draft, one per line, without the series' author.
-recipients() {
-	local patches=("$out"/draft/0*.patch)
-	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
-		"$@" "${patches[@]:1}") | awk -v me="$author" '!index($0, me)'
-}
-format_patch "$out/draft"
-# To: the maintainers; Cc: the reviewers and the lists.
+# To: the maintainers; Cc: the reviewers and the lists, as get_maintainer.pl names them
+# for the whole series, without the series' author.
+roles=$(git -C "$TREE" diff "$BASE_TAG..HEAD" |
+	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --rolestats)) ||
+	die "scripts/get_maintainer.pl failed on the series"
 args=()
-while IFS= read -r who; do args+=(--to="$who"); done < <(recipients --no-r --no-l)
-while IFS= read -r who; do args+=(--cc="$who"); done < <(recipients --no-m)
-rm -rf "$out/draft"
+while IFS=$'\t' read -r field who; do
+	args+=("--$field=$who")
+done < <(awk -v me="$author" '!index($0, me) {
+	field = /\((maintainer|supporter):/ ? "to" : "cc"
+	# Drop the role: after the address, or after a list.
+	if (i = index($0, ">")) $0 = substr($0, 1, i); else sub(/ \(.*$/, "")
+	print field "\t" $0 }' <<<"$roles")
 format_patch "$out" "${args[@]}"
 for f in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ "${f##*/}" = 0000-cover-letter.patch ] || echo "${f##*/}"
