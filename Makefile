@@ -1,12 +1,12 @@
 # iopoll: the series in patches/, and a harness to apply, build, boot, test and measure it.
-# See README.md.  Knobs: PROFILE=debug|bench|stock ACCEL=auto|kvm|tcg BACKEND=null|file VCPUS=N
+# See README.md.  Knobs: PROFILE=debug|bench|stock|preempt-kasan ACCEL=auto|kvm|tcg BACKEND=null|file VCPUS=N
 #                        BENCH=quick|full VM_TIMEOUT=seconds
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH
 
-.PHONY: all deps tree export kernel selftests vm matrix mutants check check-series check-series-objects sparse bench lint help
+.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt check-series check-series-objects sparse bench lint help
 
 all: help
 
@@ -36,6 +36,12 @@ vm: ## boot the $(PROFILE) kernel and run CMD in the guest: make vm CMD='fio ...
 
 check: ## the tests: series hygiene, debug kernel, KUnit and kselftests in the guest, dmesg
 	scripts/check.sh
+
+check-preempt: tree ## the preemptible KASAN kernel in its matrix configurations (not in check: a second kernel)
+	scripts/deps.sh check
+	scripts/kernel.sh preempt-kasan
+	scripts/selftests.sh
+	scripts/matrix.sh preempt_kasan preempt_kasan_cpu_pair
 
 check-series: tree ## build the kernel after every patch (bisectability)
 	scripts/check-series.sh

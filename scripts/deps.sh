@@ -15,7 +15,7 @@ build_pkgs=(
 	ccache python3 git
 )
 vm_pkgs=(qemu-system-x86 e2fsprogs util-linux procps)
-check_pkgs=(sparse shellcheck quilt fio liburing-dev nvme-cli python3-ply python3-git erofs-utils)
+check_pkgs=(sparse shellcheck quilt fio liburing-dev nvme-cli python3-ply python3-git erofs-utils dosfstools)
 bench_pkgs=(fio liburing-dev gnuplot-nox)
 
 # archive_has_pinned_source: true if apt knows the pinned version. The output is read

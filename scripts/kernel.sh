@@ -7,14 +7,14 @@ set -euo pipefail
 validate_knobs
 
 profile=${1:-${PROFILE:-debug}}
-check_choice PROFILE "$profile" debug bench stock
+check_choice PROFILE "$profile" "${PROFILES[@]}"
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
 command -v ccache >/dev/null || die "ccache is missing; run 'make deps'"
 
-src=$TREE config=$profile
+src=$TREE
 if [ "$profile" = stock ]; then
 	# The base tag's files, exported once per base into their own directory.
-	src=$BUILD/linux-stock config=bench
+	src=$BUILD/linux-stock
 	base=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")
 	if [ "$(cat "$src/.iopoll-base" 2>/dev/null)" != "$base" ]; then
 		log "exporting $BASE_TAG ($base) into $src"
@@ -32,7 +32,7 @@ kmake() {
 	make -C "$src" O="$obj" CC="ccache gcc" -j"$jobs" "$@"
 }
 
-if configure_obj "$src" "$obj" "$config"; then
+if configure_obj "$src" "$obj" "$profile"; then
 	log "configured the $profile kernel in $obj"
 fi
 # Progress: kbuild's quiet lines ("  CC      init/main.o") counted against the number a

@@ -65,22 +65,37 @@ patches_digest() {
 }
 
 # Refuse bad knob values before any work is done.
-# configure_obj SRC OBJ PROFILE: write OBJ/.config from tinyconfig, configs/base.config and
-# configs/PROFILE.config, unless it was written from the same fragments. Returns 0 if it
+# The kernel profiles: debug (make check), bench, stock (bench without the series) and
+# preempt-kasan (debug, preemptible, with KASAN: make check-preempt).
+PROFILES=(debug bench stock preempt-kasan)
+
+# config_fragments PROFILE: the config fragments of PROFILE's kernel, in merge order.
+config_fragments() {
+	case $1 in
+	stock) echo "$TOP/configs/base.config $TOP/configs/bench.config" ;;
+	preempt-kasan) echo "$TOP/configs/base.config $TOP/configs/debug.config $TOP/configs/$1.config" ;;
+	*) echo "$TOP/configs/base.config $TOP/configs/$1.config" ;;
+	esac
+}
+
+# configure_obj SRC OBJ PROFILE: write OBJ/.config from tinyconfig and PROFILE's
+# fragments, unless it was written from the same fragments. Returns 0 if it
 # (re)configured, 1 if the config was current.
 configure_obj() {
-	local src=$1 obj=$2 profile=$3 want
-	local fragments=("$TOP/configs/base.config" "$TOP/configs/$profile.config")
+	local src=$1 obj=$2 profile=$3 want fragments
+	read -ra fragments <<<"$(config_fragments "$profile")"
 	want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
 	[ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config-fragments" 2>/dev/null)" != "$want" ] || return 1
 	make -s -C "$src" O="$obj" tinyconfig >/dev/null
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "${fragments[@]}" >"$obj/merge.log")
 	make -s -C "$src" O="$obj" olddefconfig >/dev/null
+	"$TOP/scripts/config-check.py" "$obj/.config" "${fragments[@]}" ||
+		die "the $profile config lacks what its fragments ask for (a dependency is off); see $obj/merge.log"
 	echo "$want" >"$obj/.config-fragments"
 }
 
 validate_knobs() {
-	check_choice PROFILE "${PROFILE:-debug}" debug bench stock
+	check_choice PROFILE "${PROFILE:-debug}" "${PROFILES[@]}"
 	check_choice ACCEL "${ACCEL:-auto}" auto kvm tcg
 	check_choice BACKEND "${BACKEND:-null}" null file
 	check_choice BENCH "${BENCH:-full}" quick full

@@ -1,8 +1,10 @@
 #!/bin/bash
 # make matrix: boot the debug kernel once per NVMe configuration that the default guest
 # does not have, and run the kselftest scenarios for it. TAP out, one block per configuration.
+# The preempt_kasan configurations boot the preempt-kasan kernel instead (make check-preempt).
 #
-# usage: matrix.sh [-l] [CONFIG...]   (-l lists the configurations; default: all)
+# usage: matrix.sh [-l] [CONFIG...]   (-l lists the configurations; default: those that
+#                                      boot the debug kernel)
 # Knob: MATRIX_TIMEOUT=seconds per configuration (default 1200)
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -11,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/tap.sh"
 
 # name | vCPUs | NVMe properties | null-co latency (ns) | data drive sector whose reads
-# fail | kernel command line | scenarios
+# fail | kernel command line | scenarios | kernel profile (default debug)
 CONFIGS=(
 	"threaded_irq|2||||nvme.use_threaded_interrupts=1|30 11 26 14"
 	"shared_vector|2|msix_qsize=1||||31"
@@ -20,11 +22,18 @@ CONFIGS=(
 	"cpu_pair_queue|4|max_ioqpairs=2||||52"
 	"slow_device|2|max_ioqpairs=1|2000000|||34"
 	"device_errors|2|||2097152||35"
+	"preempt_kasan|2|||||2 3 9 12 13 14 15 6 28 29 36 44 48 49 50 51 53 57|preempt-kasan"
+	"preempt_kasan_cpu_pair|4|max_ioqpairs=2||||52 11|preempt-kasan"
 )
 
+# config_names [PROFILE]: the configurations (that boot PROFILE's kernel).
 config_names() {
-	local c
-	for c in "${CONFIGS[@]}"; do echo "${c%%|*}"; done
+	local c profile
+	for c in "${CONFIGS[@]}"; do
+		IFS='|' read -r _ _ _ _ _ _ _ profile <<<"$c"
+		[ -z "${1:-}" ] || [ "${profile:-debug}" = "$1" ] || continue
+		echo "${c%%|*}"
+	done
 }
 
 if [ "${1:-}" = -l ]; then
@@ -34,30 +43,31 @@ fi
 timeout_s=${MATRIX_TIMEOUT:-1200}
 check_uint MATRIX_TIMEOUT "$timeout_s" 60 86400
 want=("$@")
-[ "${#want[@]}" -gt 0 ] || mapfile -t want < <(config_names)
+[ "${#want[@]}" -gt 0 ] || mapfile -t want < <(config_names debug)
 names=$(config_names)
 for name in "${want[@]}"; do
 	[[ $'\n'$names$'\n' == *$'\n'$name$'\n'* ]] || die "unknown configuration '$name'; one of: ${names//$'\n'/ }"
 done
 runner=$BUILD/kselftest/iopoll/run_iopoll.sh
 [ -x "$runner" ] || die "no $runner; run 'make selftests'"
-[ -f "$BUILD/bzImage-debug" ] || die "no $BUILD/bzImage-debug; run 'make kernel'"
 
 for name in "${want[@]}"; do
 	for c in "${CONFIGS[@]}"; do
 		[ "${c%%|*}" = "$name" ] && break
 	done
-	IFS='|' read -r _ vcpus nvme_opts latency error_sector append scenarios <<<"$c"
+	IFS='|' read -r _ vcpus nvme_opts latency error_sector append scenarios profile <<<"$c"
+	profile=${profile:-debug}
+	[ -f "$BUILD/bzImage-$profile" ] || die "no $BUILD/bzImage-$profile; run 'make kernel PROFILE=$profile'"
 	out=$BUILD/check/matrix-$name
 	rm -rf "$out"
-	echo "# matrix $name: ${vcpus} vCPUs${nvme_opts:+, nvme $nvme_opts}${latency:+, latency-ns=$latency}" \
+	echo "# matrix $name: $profile kernel, ${vcpus} vCPUs${nvme_opts:+, nvme $nvme_opts}${latency:+, latency-ns=$latency}" \
 		"${error_sector:+, data reads of sector $error_sector fail}${append:+, $append}; scenarios $scenarios"
 	t0=$SECONDS
 	rc=0
 	# shellcheck disable=SC2086
 	VCPUS=$vcpus NVME_OPTS=$nvme_opts NULL_LATENCY_NS=${latency:-0} DATA_ERROR_SECTOR=$error_sector \
 		VM_STREAM=progress \
-		"$TOP/scripts/vm.sh" -p debug -t "$timeout_s" -o "$out" -a "$append" -- \
+		"$TOP/scripts/vm.sh" -p "$profile" -t "$timeout_s" -o "$out" -a "$append" -- \
 		"${runner#"$TOP"/}" $scenarios || rc=$?
 	secs=$((SECONDS - t0))
 	[ ! -f "$out/guest.log" ] || tap_import "matrix $name: " <"$out/guest.log"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boot a built kernel under QEMU with NVMe drives and run one command in the guest.
 #
-# usage: vm.sh [-p debug|bench] [-o OUTDIR] [-t SECONDS] [-a EXTRA_APPEND] -- COMMAND...
+# usage: vm.sh [-p debug|bench|stock|preempt-kasan] [-o OUTDIR] [-t SECONDS] [-a EXTRA_APPEND] -- COMMAND...
 # Knobs (environment): ACCEL=auto|kvm|tcg VCPUS=1..8 MEM_MB=512..16384 BACKEND=null|file
 #   VM_STREAM=all|progress|none: the guest's output on the terminal (progress: TAP lines only)
 #   NVME_OPTS=prop=value,...: more properties for both NVMe controllers (msix_qsize=1)
@@ -42,7 +42,7 @@ nvme_opts=${NVME_OPTS:-}
 null_latency_ns=${NULL_LATENCY_NS:-0}
 data_error_sector=${DATA_ERROR_SECTOR:-}
 check_choice VM_STREAM "$stream" all progress none
-check_choice PROFILE "$profile" debug bench stock
+check_choice PROFILE "$profile" "${PROFILES[@]}"
 check_choice ACCEL "$accel" auto kvm tcg
 check_choice BACKEND "$backend" null file
 check_uint VCPUS "$vcpus" 1 8
