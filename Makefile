@@ -41,7 +41,7 @@ check-preempt: tree ## the preemptible KASAN kernel in its matrix configurations
 	scripts/deps.sh check
 	scripts/kernel.sh preempt-kasan
 	scripts/selftests.sh
-	scripts/matrix.sh preempt_kasan preempt_kasan_cpu_pair
+	MATRIX_TIMEOUT=$${MATRIX_TIMEOUT:-2400} scripts/matrix.sh preempt_kasan preempt_kasan_cpu_pair
 
 check-series: tree ## build the kernel after every patch (bisectability)
 	scripts/check-series.sh
