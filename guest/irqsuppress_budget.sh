@@ -19,17 +19,14 @@ done
 stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$disk/iowait_poll_stats"
 }
-reset() {
-	reset_iowait_knobs "$disk"
-}
-trap reset EXIT
+trap 'reset_iowait_knobs "$disk"' EXIT
 
 REPS=${REPS:-3}
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || { echo "irqsuppress_budget.sh: REPS=$REPS is not 1-99" >&2; exit 1; }
 for ((rep = 1; rep <= REPS; rep++)); do
 	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 off:200 iopoll:200; do
 		mode=${cfg%%:*} budget=${cfg#*:}
-		reset
+		reset_iowait_knobs "$disk"
 		echo "$budget" >"$q/iowait_poll_budget_us"
 		engine=(--ioengine=psync)
 		case $mode in

@@ -15,19 +15,6 @@ git -C "$TREE" config "branch.$BRANCH.description" >/dev/null ||
 out=$(mktemp -d "$BUILD/export.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 author=$(git -C "$TREE" log -1 --format=%ae)
-# format_patch DIR [format-patch options]: the series, deterministically. The cover letter
-# takes its From and Date from the last commit, so it does not churn.
-format_patch() {
-	local dir=$1
-	shift
-	GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an) \
-	GIT_COMMITTER_EMAIL=$author \
-	GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad --date=raw) \
-		git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=true \
-		format-patch -q --zero-commit --no-signature --cover-letter \
-		--cover-from-description=subject --subject-prefix="PATCH v$SERIES_VERSION" \
-		"$@" -o "$dir" "$BASE_TAG..HEAD"
-}
 # To: the maintainers; Cc: the reviewers and the lists, as get_maintainer.pl names them
 # for the whole series, without the series' author.
 roles=$(git -C "$TREE" diff "$BASE_TAG..HEAD" |
@@ -41,7 +28,15 @@ done < <(awk -v me="$author" '!index($0, me) {
 	# Drop the role: after the address, or after a list.
 	if (i = index($0, ">")) $0 = substr($0, 1, i); else sub(/ \(.*$/, "")
 	print field "\t" $0 }' <<<"$roles")
-format_patch "$out" "${args[@]}"
+# The series, deterministically: the cover letter takes its From and Date from the last
+# commit, so it does not churn.
+GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an) \
+GIT_COMMITTER_EMAIL=$author \
+GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad --date=raw) \
+	git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=true \
+	format-patch -q --zero-commit --no-signature --cover-letter \
+	--cover-from-description=subject --subject-prefix="PATCH v$SERIES_VERSION" \
+	"${args[@]}" -o "$out" "$BASE_TAG..HEAD"
 for f in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ "${f##*/}" = 0000-cover-letter.patch ] || echo "${f##*/}"
 done >"$out/series"

@@ -64,7 +64,6 @@ patches_digest() {
 		sha256sum | cut -d' ' -f1
 }
 
-# Refuse bad knob values before any work is done.
 # The kernel profiles: debug (make check), bench, stock (bench without the series) and
 # preempt-kasan (debug, preemptible, with KASAN: make check-preempt).
 PROFILES=(debug bench stock preempt-kasan)
@@ -72,7 +71,7 @@ PROFILES=(debug bench stock preempt-kasan)
 # config_fragments PROFILE: the config fragments of PROFILE's kernel, in merge order.
 config_fragments() {
 	case $1 in
-	stock) echo "$TOP/configs/base.config $TOP/configs/bench.config" ;;
+	stock) config_fragments bench ;;
 	preempt-kasan) echo "$TOP/configs/base.config $TOP/configs/debug.config $TOP/configs/$1.config" ;;
 	*) echo "$TOP/configs/base.config $TOP/configs/$1.config" ;;
 	esac
@@ -94,6 +93,7 @@ configure_obj() {
 	echo "$want" >"$obj/.config-fragments"
 }
 
+# Refuse bad knob values before any work is done.
 validate_knobs() {
 	check_choice PROFILE "${PROFILE:-debug}" "${PROFILES[@]}"
 	check_choice ACCEL "${ACCEL:-auto}" auto kvm tcg
