@@ -44,10 +44,10 @@ check-preempt: tree ## the preemptible KASAN kernel in its matrix configurations
 	MATRIX_TIMEOUT=$${MATRIX_TIMEOUT:-2400} scripts/matrix.sh preempt_kasan preempt_kasan_cpu_pair
 
 check-series: tree ## build the kernel after every patch (bisectability)
-	scripts/check-series.sh
+	scripts/build-each-patch.sh
 
 check-series-objects: tree ## compile the C files the series touches after every patch (no link)
-	scripts/check-series.sh --objects
+	scripts/build-each-patch.sh --objects
 
 sparse: ## sparse (C=2) on the files the series touches; fails on warnings in added lines
 	scripts/sparse.sh

@@ -27,7 +27,7 @@ stage_start tree
 stage_end
 
 stage_start series
-tap_import "" < <("$TOP/scripts/series-check.sh" 2>&1 || echo "not ok - series-check.sh failed (see above)")
+tap_import "" < <("$TOP/scripts/checkpatch-series.sh" 2>&1 || echo "not ok - checkpatch-series.sh failed (see above)")
 stage_end
 
 stage_start lint

@@ -9,7 +9,7 @@ mode=full
 case ${1:-} in
 "") ;;
 --objects) mode=objects ;;
-*) die "usage: check-series.sh [--objects]" ;;
+*) die "usage: build-each-patch.sh [--objects]" ;;
 esac
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
 work=$BUILD/series-tree
