@@ -1,8 +1,8 @@
 #!/bin/bash
 # Guest-side benchmark driver for iowait_poll. Runs inside the test VM.
 #
-#   guest/bench.sh OUTDIR PROFILE BOOT
-#     PROFILE: quick (3 reps x 3 s) | full (12 reps x 3 s)
+#   guest/bench.sh OUTDIR SIZE BOOT
+#     SIZE: quick (3 reps x 3 s) | full (12 reps x 3 s)
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
@@ -31,12 +31,12 @@ die() {
 }
 
 [ $# -eq 3 ] || die "usage: $0 OUTDIR quick|full main|idlepoll|stock"
-OUTDIR=$1 PROFILE=$2 BOOT=$3
+OUTDIR=$1 SIZE=$2 BOOT=$3
 
-case $PROFILE in
+case $SIZE in
 quick) REPS=3 RUNTIME=3 NFILES=5000 ;;
 full) REPS=12 RUNTIME=3 NFILES=20000 ;;
-*) die "PROFILE=$PROFILE is not valid; use quick or full" ;;
+*) die "SIZE=$SIZE is not valid; use quick or full" ;;
 esac
 case $BOOT in
 main) RAWDIR=$OUTDIR/raw ENVFILE=$OUTDIR/env.json ;;
@@ -357,8 +357,8 @@ run_one() {
 	set_knobs "$disk" off
 
 	{
-		printf '{"workload": "%s", "mode": "%s", "rep": %s, "boot": "%s", "profile": "%s",\n' \
-			"$workload" "$mode" "$rep" "$BOOT" "$PROFILE"
+		printf '{"workload": "%s", "mode": "%s", "rep": %s, "boot": "%s", "bench_size": "%s",\n' \
+			"$workload" "$mode" "$rep" "$BOOT" "$SIZE"
 		printf ' "disk": "%s", "poll": %s, "knobs": %s,\n' "$disk" "$poll" "$knobs"
 		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
 			"$(budget_us "$disk")" "$CLK_TCK" "$RUNTIME" "$RAMP"
@@ -376,7 +376,7 @@ write_env() {
 		serials+="${serials:+, }{\"disk\": \"$(basename "$dev")\", \"serial\": $(json_str "$(xargs <"$dev/device/serial")"), \"model\": $(json_str "$(xargs <"$dev/device/model")")}"
 	done
 	{
-		printf '{"boot": "%s", "profile": "%s", "reps": %s, "runtime_s": %s,\n' "$BOOT" "$PROFILE" "$REPS" "$RUNTIME"
+		printf '{"boot": "%s", "bench_size": "%s", "reps": %s, "runtime_s": %s,\n' "$BOOT" "$SIZE" "$REPS" "$RUNTIME"
 		printf ' "uname_r": %s, "nproc": %s, "cmdline": %s,\n' \
 			"$(json_str "$(uname -r)")" "$(nproc)" "$(json_str "$(cat /proc/cmdline)")"
 		printf ' "fio_version": %s, "clk_tck": %s, "main_disk": "%s", "data_disk": "%s",\n' \

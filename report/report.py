@@ -547,7 +547,7 @@ def meta_lines(meta, guest):
             value = json.dumps(value)
         lines.append(f"| {key} | {str(value).replace('|', '¦')} |")
     for name, env in guest.items():
-        for key in ("uname_r", "nproc", "cmdline", "fio_version", "budget_us", "profile", "reps", "runtime_s"):
+        for key in ("uname_r", "nproc", "cmdline", "fio_version", "budget_us", "bench_size", "reps", "runtime_s"):
             lines.append(f"| {name}: {key} | {str(env.get(key, 'unknown')).replace('|', '¦')} |")
         for dev in env.get("devices", []):
             lines.append(f"| {name}: {dev.get('disk')} | serial {dev.get('serial')}, model {dev.get('model')} |")

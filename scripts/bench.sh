@@ -7,12 +7,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 validate_knobs
 
-profile=${BENCH:-full}
-check_choice BENCH "$profile" quick full
+size=${BENCH:-full}
+check_choice BENCH "$size" quick full
 check_uint VCPUS "${VCPUS:=2}" 1 8
 export VCPUS
 # A bound on each boot: the full matrix takes about 25 minutes under TCG.
-if [ "$profile" = quick ]; then : "${VM_TIMEOUT:=1800}"; else : "${VM_TIMEOUT:=5400}"; fi
+if [ "$size" = quick ]; then : "${VM_TIMEOUT:=1800}"; else : "${VM_TIMEOUT:=5400}"; fi
 export VM_TIMEOUT
 
 stage_begin deps bench-deps
@@ -35,9 +35,9 @@ log "results: $results"
 
 boot() {
 	local name=$1 kernel=$2 append=$3 rc=0
-	stage_begin "boot $name ($profile matrix)" "bench-boot-$name-$profile"
+	stage_begin "boot $name ($size matrix)" "bench-boot-$name-$size"
 	"$TOP/scripts/vm.sh" -p "$kernel" -o "$results" -a "$append" -- \
-		"guest/bench.sh $results $profile $name" || rc=$?
+		"guest/bench.sh $results $size $name" || rc=$?
 	for f in serial.log qemu.log guest.log dmesg.txt command rc accel host-load.tsv; do
 		[ ! -f "$results/$f" ] || mv "$results/$f" "$results/$name-$f"
 	done
@@ -54,12 +54,12 @@ boot stock stock ""
 qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
-	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$profile" \
+	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
 	"$(nproc)" <<'PY'
 import json
 import sys
 
-path, base, series, qemu, accel, vcpus, mem_mb, backend, profile, host_cpus = sys.argv[1:]
+path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus = sys.argv[1:]
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
@@ -69,11 +69,11 @@ json.dump({
     "vcpus": int(vcpus),
     "mem_mb": int(mem_mb),
     "backend": backend,
-    "profile": profile,
+    "bench_size": bench_size,
     "host_cpus": int(host_cpus),
-    "commands": [f"make bench BENCH={profile}", f"guest/bench.sh OUTDIR {profile} main",
-                 f"guest/bench.sh OUTDIR {profile} idlepoll (boot with idle=poll)",
-                 f"guest/bench.sh OUTDIR {profile} stock (stock 6.12, the bench config)"],
+    "commands": [f"make bench BENCH={bench_size}", f"guest/bench.sh OUTDIR {bench_size} main",
+                 f"guest/bench.sh OUTDIR {bench_size} idlepoll (boot with idle=poll)",
+                 f"guest/bench.sh OUTDIR {bench_size} stock (stock 6.12, the bench config)"],
 }, open(path, "w"), indent=2)
 PY
 python3 "$TOP/report/report.py" "$results"
