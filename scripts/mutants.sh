@@ -40,9 +40,10 @@ caught() {
 	case $kind in
 	kunit)
 		VM_STREAM=none "$TOP/scripts/vm.sh" -p debug -t 600 -o "$log" -- true >"$log.vm" 2>&1 || true
-		# The serial console ends its lines with CR LF.
-		grep -Eq "^\[[ 0-9.]+\] +not ok [0-9]+ $what"$'\r'"?\$" "$log/serial.log" 2>/dev/null && return 0
-		grep -Eq "^\[[ 0-9.]+\] +ok [0-9]+ $what"$'\r'"?\$" "$log/serial.log" 2>/dev/null && return 1
+		python3 "$TOP/scripts/kunit-results.py" "$TREE" "$log/serial.log" iopoll_wait \
+			>"$log.kunit" 2>&1 || true
+		grep -Eq "^not ok - kunit: iopoll_wait\.$what( #.*)?\$" "$log.kunit" && return 0
+		grep -Eq "^ok - kunit: iopoll_wait\.$what( #.*)?\$" "$log.kunit" && return 1
 		return 2
 		;;
 	matrix)

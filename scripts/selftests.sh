@@ -1,5 +1,6 @@
 #!/bin/bash
-# Build and install tools/testing/selftests/iopoll into build/kselftest/iopoll.
+# Build and install the iopoll kselftests the kernel's way (make -C tools/testing/selftests
+# TARGETS=iopoll install) into build/kselftest: run_kselftest.sh, kselftest/, iopoll/.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -8,11 +9,14 @@ src=$TREE/tools/testing/selftests
 [ -d "$src/iopoll" ] || die "the tree has no tools/testing/selftests/iopoll; is the series applied ('make tree')?"
 out=$BUILD/kselftest
 rm -rf "$out"
-mkdir -p "$out/build" "$out/kselftest"
-if ! make -s -C "$src/iopoll" OUTPUT="$out/build" INSTALL_PATH="$out/iopoll" KHDR_INCLUDES= install \
+mkdir -p "$out"
+# O= keeps the objects out of build/linux; the test needs no uapi header newer than the host's.
+if ! make -s -C "$src" TARGETS=iopoll O="$out/obj" KSFT_INSTALL_PATH="$out" install \
 	>"$out/build.log" 2>&1; then
 	cat "$out/build.log" >&2
 	die "selftest build failed; see $out/build.log"
 fi
-cp "$src/kselftest/ktap_helpers.sh" "$out/kselftest/"
-log "installed the iopoll selftests in $out/iopoll"
+if [ ! -x "$out/run_kselftest.sh" ] || [ ! -x "$out/iopoll/run_iopoll.sh" ]; then
+	die "the install left no run_kselftest.sh or iopoll/run_iopoll.sh in $out; see $out/build.log"
+fi
+log "installed the iopoll selftests in $out (run_kselftest.sh, iopoll/)"
