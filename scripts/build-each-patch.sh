@@ -16,7 +16,8 @@ work=$BUILD/series-tree
 obj=$BUILD/obj-series-$mode
 git -C "$TREE" worktree remove --force "$work" >/dev/null 2>&1 || rm -rf "$work"
 git -C "$TREE" worktree prune
-git -C "$TREE" worktree add -q --detach "$work" "$BASE_TAG"
+# Configure at the tip: the base has none of the series' Kconfig symbols.
+git -C "$TREE" worktree add -q --detach "$work" HEAD
 mkdir -p "$obj"
 export CCACHE_DIR=$BUILD/ccache KBUILD_BUILD_TIMESTAMP=""
 configure_obj "$work" "$obj" debug || true

@@ -28,6 +28,14 @@ stage_end
 
 stage_start series
 tap_import "" < <("$TOP/scripts/checkpatch-series.sh" 2>&1 || echo "not ok - checkpatch-series.sh failed (see above)")
+
+# A mutant that no longer applies tests nothing: make mutants would fail late.
+for m in "$TOP"/tests/mutants/*.patch; do
+	rc=0
+	git -C "$TREE" apply --check "$m" 2>/dev/null || rc=1
+	tap_result "mutant applies to the series: $(basename "$m")" "$rc" \
+		"git -C build/linux apply --check tests/mutants/$(basename "$m") fails: refresh its context"
+done
 stage_end
 
 stage_start lint
