@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH
 
-.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt check-series check-series-objects sparse bench lint help
+.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt kunit check-series check-series-objects sparse bench lint help
 
 all: help
 
@@ -42,6 +42,9 @@ check-preempt: tree ## the preemptible KASAN kernel in its matrix configurations
 	scripts/kernel.sh preempt-kasan
 	scripts/selftests.sh
 	MATRIX_TIMEOUT=$${MATRIX_TIMEOUT:-2400} scripts/matrix.sh preempt_kasan preempt_kasan_cpu_pair
+
+kunit: tree ## the io_wait() KUnit suite with the kernel's kunit.py (KUNIT_ARCH=um|x86_64), no guest
+	scripts/kunit.sh
 
 check-series: tree ## build the kernel after every patch (bisectability)
 	scripts/build-each-patch.sh

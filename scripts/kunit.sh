@@ -1,0 +1,25 @@
+#!/bin/bash
+# make kunit: the io_wait() KUnit suite through the kernel's kunit.py, a fast loop without the guest.
+# KUNIT_ARCH=um (default) builds a User Mode Linux kernel; x86_64 boots one under QEMU.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=${KUNIT_ARCH:-um}
+check_choice KUNIT_ARCH "$arch" um x86_64
+check_uint KUNIT_TIMEOUT "${KUNIT_TIMEOUT:-900}" 60 7200
+[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+config=$TREE/kernel/sched/.kunitconfig
+[ -f "$config" ] || die "$config is missing: the series has no io_wait() KUnit suite"
+out=$BUILD/kunit-$arch
+mkdir -p "$out"
+export CCACHE_DIR=$BUILD/ccache
+log "kunit.py run, $arch, build in $out (a first build takes 10-20 minutes on 2 cores; log: $out/kunit.log)"
+rc=0
+(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch="$arch" \
+	--kunitconfig="$config" --build_dir="$out" --jobs="$(nproc)" \
+	--make_options=CC="ccache gcc" --timeout="${KUNIT_TIMEOUT:-900}") >"$out/kunit.log" 2>&1 || rc=$?
+# kunit.py prints its summary and any failed case at the end.
+tail -n 25 "$out/kunit.log"
+[ "$rc" -eq 0 ] || die "kunit.py run failed (exit $rc); see $out/kunit.log"
+log "kunit: every io_wait() case passed ($arch)"
