@@ -15,10 +15,20 @@ out=$BUILD/kunit-$arch
 mkdir -p "$out"
 export CCACHE_DIR=$BUILD/ccache
 log "kunit.py run, $arch, build in $out (a first build takes 10-20 minutes on 2 cores; log: $out/kunit.log)"
+# kunit.py is silent while it builds: say every minute that it is alive.
+(
+	t0=$SECONDS
+	while sleep 60; do
+		log "kunit: $(((SECONDS - t0) / 60)) min, $(find "$out" -name '*.o' | wc -l) objects built"
+	done
+) &
+ticker=$!
 rc=0
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch="$arch" \
 	--kunitconfig="$config" --build_dir="$out" --jobs="$(nproc)" \
 	--make_options=CC="ccache gcc" --timeout="${KUNIT_TIMEOUT:-900}") >"$out/kunit.log" 2>&1 || rc=$?
+kill "$ticker" 2>/dev/null || true
+wait "$ticker" 2>/dev/null || true
 # kunit.py prints its summary and any failed case at the end.
 tail -n 25 "$out/kunit.log"
 [ "$rc" -eq 0 ] || die "kunit.py run failed (exit $rc); see $out/kunit.log"
