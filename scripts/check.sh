@@ -91,19 +91,25 @@ tap_result "guest: guest/check.sh, all scenarios (serial log: $out/serial.log)" 
 stage_end
 
 stage_start kunit
-if grep -q '^CONFIG_IO_WAIT_KUNIT_TEST=y' "$BUILD/obj-debug/.config"; then
-	# The kernel's kunit.py parses the serial log.
-	results=$(python3 "$TOP/scripts/kunit-results.py" "$TREE" "$out/serial.log" iopoll_wait || true)
+# The KUnit suites run at boot; the kernel's kunit.py parses the serial log.
+for suite_config in iopoll_wait:IO_WAIT_KUNIT_TEST iopoll_bio:BLK_IOWAIT_KUNIT_TEST; do
+	suite=${suite_config%%:*} symbol=CONFIG_${suite_config#*:}
+	if ! grep -q "^$symbol=y" "$BUILD/obj-debug/.config"; then
+		tap_result "kunit: $suite" skip "$symbol is not in this kernel"
+		continue
+	fi
+	results=$(python3 "$TOP/scripts/kunit-results.py" "$TREE" "$out/serial.log" "$suite" || true)
 	tap_import "" <<<"$results"
-	# A case skips when other tasks disturbed it on every try; more than one
-	# such skip in a run means the cases no longer test what they claim.
+	# An io_wait() case skips when other tasks disturbed it on every try;
+	# more than one such skip in a run means the cases no longer test what
+	# they claim.  The bio cases never skip.
 	skips=$(sed -n 's/^# kunit: \([0-9]*\) case(s) skipped$/\1/p' <<<"$results")
 	skips=${skips:-0}
-	tap_result "kunit: at most one case skipped ($skips skipped)" "$((skips > 1))" \
-		"$skips KUnit cases skipped; see $out/serial.log"
-else
-	tap_result "kunit: iopoll_wait" skip "CONFIG_IO_WAIT_KUNIT_TEST is not in this kernel"
-fi
+	allowed=0
+	[ "$suite" != iopoll_wait ] || allowed=1
+	tap_result "kunit: $suite: at most $allowed case(s) skipped ($skips skipped)" \
+		"$((skips > allowed))" "$skips KUnit cases skipped; see $out/serial.log"
+done
 stage_end
 
 stage_start dmesg

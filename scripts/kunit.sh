@@ -1,5 +1,6 @@
 #!/bin/bash
-# make kunit: the io_wait() KUnit suite through the kernel's kunit.py, a fast loop without the guest.
+# make kunit: the series' KUnit suites (io_wait(), BIO_IOWAIT_POLLED) through the kernel's kunit.py,
+# a fast loop without the guest.
 # KUNIT_ARCH=um (default) builds a User Mode Linux kernel; x86_64 boots one under QEMU.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -10,8 +11,12 @@ check_choice KUNIT_ARCH "$arch" um x86_64
 timeout_s=${KUNIT_TIMEOUT:-900}
 check_uint KUNIT_TIMEOUT "$timeout_s" 60 7200
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
-config=$TREE/kernel/sched/.kunitconfig
-[ -f "$config" ] || die "$config is missing: the series has no io_wait() KUnit suite"
+configs=()
+for dir in kernel/sched block; do
+	[ -f "$TREE/$dir/.kunitconfig" ] ||
+		die "$TREE/$dir/.kunitconfig is missing: the series has no KUnit suite there"
+	configs+=(--kunitconfig="$TREE/$dir/.kunitconfig")
+done
 out=$BUILD/kunit-$arch
 mkdir -p "$out"
 export CCACHE_DIR=$BUILD/ccache
@@ -26,7 +31,7 @@ log "kunit.py run, $arch, build in $out (a first UML build took 3 minutes here; 
 ticker=$!
 rc=0
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch="$arch" \
-	--kunitconfig="$config" --build_dir="$out" --jobs="$(nproc)" \
+	"${configs[@]}" --build_dir="$out" --jobs="$(nproc)" \
 	--make_options=CC="ccache gcc" --timeout="$timeout_s") >"$out/kunit.log" 2>&1 || rc=$?
 kill "$ticker" 2>/dev/null || true
 wait "$ticker" 2>/dev/null || true
@@ -36,4 +41,4 @@ tail -n 25 "$out/kunit.log"
 # As in make check: a case may skip for a disturbed CPU at most once a run.
 skipped=$(sed -n 's/.*Testing complete\. Ran [0-9]* tests:.* skipped: \([0-9]*\).*/\1/p' "$out/kunit.log")
 [ "${skipped:-0}" -le 1 ] || die "kunit: $skipped cases skipped; see $out/kunit.log"
-log "kunit: the io_wait() cases passed, ${skipped:-0} skipped ($arch)"
+log "kunit: the io_wait() and bio cases passed, ${skipped:-0} skipped ($arch)"

@@ -4,7 +4,8 @@
 # caught it. TAP out; a mutant that survives is a failure. build/linux is put back after each.
 #
 # usage: mutants.sh [MUTANT.patch...]   (default: every tests/mutants/*.patch)
-# A check is "kunit CASE" (the KUnit case fails at boot), "matrix CONFIG" (make matrix
+# A check is "kunit [SUITE.]CASE" (the KUnit case fails at boot; the suite defaults to
+# iopoll_wait), "matrix CONFIG" (make matrix
 # CONFIG fails) or "kselftest N..." (those iopoll scenarios fail in the default guest).
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -22,8 +23,8 @@ for i in "${!mutants[@]}"; do
 	[ -f "$m" ] || die "no mutant $m"
 	mutants[i]=$(realpath "$m")
 	m=${mutants[i]}
-	grep -Eq '^# check: ((kunit|matrix) [a-z_0-9]+|kselftest [0-9 ]+)$' "$m" ||
-		die "$m has no '# check: kunit CASE|matrix CONFIG|kselftest N...' line"
+	grep -Eq '^# check: (kunit ([a-z_0-9]+\.)?[a-z_0-9]+|matrix [a-z_0-9]+|kselftest [0-9 ]+)$' "$m" ||
+		die "$m has no '# check: kunit [SUITE.]CASE|matrix CONFIG|kselftest N...' line"
 done
 out=$BUILD/mutants
 mkdir -p "$out"
@@ -39,11 +40,12 @@ caught() {
 	local kind=${1%% *} what=${1#* } log=$out/$2
 	case $kind in
 	kunit)
+		[[ $what == *.* ]] || what=iopoll_wait.$what
 		VM_STREAM=none "$TOP/scripts/vm.sh" -p debug -t 600 -o "$log" -- true >"$log.vm" 2>&1 || true
-		python3 "$TOP/scripts/kunit-results.py" "$TREE" "$log/serial.log" iopoll_wait \
+		python3 "$TOP/scripts/kunit-results.py" "$TREE" "$log/serial.log" "${what%%.*}" \
 			>"$log.kunit" 2>&1 || true
-		grep -Eq "^not ok - kunit: iopoll_wait\.$what( #.*)?\$" "$log.kunit" && return 0
-		grep -Eq "^ok - kunit: iopoll_wait\.$what( #.*)?\$" "$log.kunit" && return 1
+		grep -Eq "^not ok - kunit: ${what//./\\.}( #.*)?\$" "$log.kunit" && return 0
+		grep -Eq "^ok - kunit: ${what//./\\.}( #.*)?\$" "$log.kunit" && return 1
 		return 2
 		;;
 	matrix)
