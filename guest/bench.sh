@@ -54,12 +54,15 @@ CLK_TCK=$(getconf CLK_TCK)
 
 # ---- devices ---------------------------------------------------------------
 
-# find_disk SERIAL: print the nvme*n1 disk name whose controller has SERIAL.
+# find_disk SERIAL: print the disk name, nvme*n1 (its controller's serial) or
+# vd* (virtio-blk), that has SERIAL.
 find_disk() {
-	local want=$1 dev serial
-	for dev in /sys/block/nvme*n1; do
-		[ -r "$dev/device/serial" ] || continue
-		read -r serial <"$dev/device/serial" || true
+	local want=$1 dev serial f
+	for dev in /sys/block/nvme*n1 /sys/block/vd*; do
+		f=$dev/device/serial
+		[[ $dev == */vd* ]] && f=$dev/serial
+		[ -r "$f" ] || continue
+		read -r serial <"$f" || true
 		if [ "$serial" = "$want" ]; then
 			basename "$dev"
 			return 0
@@ -104,6 +107,12 @@ DATA=
 if [ "$BOOT" != idlepoll ]; then
 	DATA=$(find_disk iopoll-data) || die "no NVMe disk with serial iopoll-data (needed by the metadata_walk row)"
 	check_disk "$DATA"
+fi
+# The virtio-blk disk of the virtio_* rows, on null-co like MAIN.
+VMAIN=
+if [ "$BOOT" != idlepoll ]; then
+	VMAIN=$(find_disk iopoll-vmain) || die "no virtio-blk disk with serial iopoll-vmain (looked at /sys/block/vd*/serial)"
+	check_disk "$VMAIN"
 fi
 command -v fio >/dev/null || die "fio is not installed"
 
@@ -166,7 +175,7 @@ set_knobs() {
 restore_poll() {
 	local disk kv
 	[ "$KNOBLESS" -eq 1 ] && DATA="" MAIN=""
-	for disk in $MAIN $DATA; do
+	for disk in $MAIN $DATA $VMAIN; do
 		for kv in "${RESET_KNOBS[@]}"; do
 			echo "${kv#*=}" >"/sys/block/$disk/queue/${kv%%=*}" 2>/dev/null || true
 		done
@@ -202,27 +211,33 @@ knobs_json() {
 	printf '{%s}' "$out"
 }
 
-# ctrl_of DISK: the controller name (nvme0) that DISK's IRQ vectors are named after.
-ctrl_of() {
-	basename "$(readlink -f "/sys/block/$1/device")"
+# irq_regex DISK: an ERE for the /proc/interrupts names of DISK's queue vectors:
+# nvme0q1 (nvme0 is the controller), virtio2-req.0 (virtio2 is the device).
+irq_regex() {
+	local dev
+	dev=$(basename "$(readlink -f "/sys/block/$1/device")")
+	case $1 in
+	vd*) echo "(^|[ ,])${dev}-req[.][0-9]+(,|\$)" ;;
+	*) echo "(^|[ ,])${dev}q[0-9]+(,|\$)" ;;
+	esac
 }
 
 # snapshot DISK: print a JSON object with every counter that a run reports.
 snapshot() {
-	local disk=$1 ctrl stats irqs irq_lines cpu ctxt diskstat
-	ctrl=$(ctrl_of "$disk")
+	local disk=$1 re stats irqs irq_lines cpu ctxt diskstat
+	re=$(irq_regex "$disk")
 	# "name value" lines -> "name": value
 	stats=
 	if [ "$KNOBLESS" -eq 0 ]; then
 		stats=$(awk 'NF == 2 { printf "%s\"%s\": %s", (n++ ? ", " : ""), $1, $2 }' \
 			"/sys/kernel/debug/block/$disk/iowait_poll_stats")
 	fi
-	# Sum the per-CPU columns of every line that names one of ctrl's queues.
-	irqs=$(awk -v re="(^|[ ,])${ctrl}q[0-9]+(,|$)" '
+	# Sum the per-CPU columns of every line that names one of the disk's queues.
+	irqs=$(awk -v re="$re" '
 		NR == 1 { ncpu = NF; next }
 		$0 ~ re { for (i = 2; i <= ncpu + 1; i++) n += $i }
 		END { print n + 0 }' /proc/interrupts)
-	irq_lines=$(grep -E "${ctrl}q[0-9]+" /proc/interrupts || true)
+	irq_lines=$(grep -E "$re" /proc/interrupts || true)
 	cpu=$(awk '$1 == "cpu" { $1 = ""; sub(/^ /, ""); gsub(/ /, ", "); print }' /proc/stat)
 	ctxt=$(awk '$1 == "ctxt" { print $2 }' /proc/stat)
 	diskstat=$(awk '{ $1 = $1; gsub(/ /, ", "); print }' "/sys/block/$disk/stat")
@@ -248,8 +263,9 @@ fio_args() {
 		fi
 		if [ "$workload" = corunner ]; then echo --cpus_allowed=0; fi
 		;;
+	virtio_psync_qd1_randread) printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randread ;;
 	psync_qd1_randwrite) printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randwrite ;;
-	buffered_randread) printf '%s\n' --ioengine=psync --iodepth=1 --direct=0 --rw=randread --fadvise_hint=random ;;
+	buffered_randread | virtio_buffered_randread) printf '%s\n' --ioengine=psync --iodepth=1 --direct=0 --rw=randread --fadvise_hint=random ;;
 	libaio_qd32_randread) printf '%s\n' --ioengine=libaio --iodepth=32 --direct=1 --rw=randread ;;
 	*) die "no fio arguments for $workload" ;;
 	esac
@@ -322,6 +338,7 @@ run_one() {
 	local -a args
 	name=${workload}__${mode}__r${rep}
 	[ "$workload" = metadata_walk ] && disk=$DATA
+	[[ $workload == virtio_* ]] && disk=$VMAIN
 	set_knobs "$disk" "$mode"
 	knobs=$(knobs_json "$disk")
 	poll=$(read_knob "$disk" iowait_poll)
@@ -330,7 +347,7 @@ run_one() {
 		mapfile -t args < <(fio_args "$workload" "$mode" "$disk")
 		fio_file=$name.fio.json
 	fi
-	if [ "$workload" = buffered_randread ]; then
+	if [[ $workload == *buffered_randread ]]; then
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 	fi
@@ -379,8 +396,8 @@ write_env() {
 		printf '{"boot": "%s", "bench_size": "%s", "reps": %s, "runtime_s": %s,\n' "$BOOT" "$SIZE" "$REPS" "$RUNTIME"
 		printf ' "uname_r": %s, "nproc": %s, "cmdline": %s,\n' \
 			"$(json_str "$(uname -r)")" "$(nproc)" "$(json_str "$(cat /proc/cmdline)")"
-		printf ' "fio_version": %s, "clk_tck": %s, "main_disk": "%s", "data_disk": "%s",\n' \
-			"$(json_str "$(fio --version)")" "$CLK_TCK" "$MAIN" "$DATA"
+		printf ' "fio_version": %s, "clk_tck": %s, "main_disk": "%s", "data_disk": "%s", "virtio_disk": "%s",\n' \
+			"$(json_str "$(fio --version)")" "$CLK_TCK" "$MAIN" "$DATA" "$VMAIN"
 		printf ' "budget_us": %s, "knobs_at_start": %s, "devices": [%s]}\n' \
 			"$(budget_us "$MAIN")" "$(knobs_json "$MAIN")" "$serials"
 	} >"$ENVFILE"
@@ -397,6 +414,8 @@ if [ "$BOOT" = main ]; then
 		"metadata_walk:off on"
 		"libaio_qd32_randread:off on napi"
 		"corunner:off on"
+		"virtio_psync_qd1_randread:off on"
+		"virtio_buffered_randread:off on"
 	)
 elif [ "$BOOT" = stock ]; then
 	MATRIX=(
@@ -406,6 +425,8 @@ elif [ "$BOOT" = stock ]; then
 		"metadata_walk:stock"
 		"libaio_qd32_randread:stock"
 		"corunner:stock"
+		"virtio_psync_qd1_randread:stock"
+		"virtio_buffered_randread:stock"
 	)
 else
 	MATRIX=(

@@ -20,7 +20,8 @@ import sys
 import tempfile
 
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
-             "metadata_walk", "libaio_qd32_randread", "corunner"]
+             "metadata_walk", "libaio_qd32_randread", "corunner",
+             "virtio_psync_qd1_randread", "virtio_buffered_randread"]
 MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]
 MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
                "adaptive": "adaptive (sleep, then spin)", "irqsuppress": "irqsuppress (spin, IRQ masked)",
@@ -78,6 +79,15 @@ SUMMARY = [
     ("off_vs_stock_libaio_qd32", "libaio QD32 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
     ("off_vs_stock_corunner", "co-runner iterations/s, off ÷ stock 6.12", (">=", 0.98)),
     ("on_vs_stock_psync_qd1", "psync QD1 randread IOPS, on ÷ stock 6.12", None),
+    # virtio-blk (on null-co, like the NVMe main disk).
+    ("virtio_psync_qd1_on_vs_off", "virtio-blk psync QD1 randread IOPS, on ÷ off", None),
+    ("virtio_vs_nvme_psync_qd1_gain", "psync QD1 randread, the on ÷ off gain of virtio-blk ÷ "
+     "that of NVMe in the same boot (goal: virtio-blk gains at least as much)", (">=", 1.0)),
+    ("virtio_buffered_on_vs_off", "virtio-blk buffered cold randread IOPS, on ÷ off", (">=", 1.2)),
+    ("virtio_reaped_share_psync_qd1", "virtio-blk psync QD1 on: completions reaped by the poller",
+     None),
+    ("off_vs_stock_virtio_psync_qd1", "virtio-blk psync QD1 randread IOPS, off ÷ stock 6.12",
+     (">=", 0.98)),
     ("irqsuppress_vs_stock_psync_qd1", "psync QD1 randread IOPS, irqsuppress ÷ stock 6.12", None),
 ]
 # Bootstrap: resamples of the reps (the same reps for every mode of a boot, so the ratios
@@ -339,6 +349,8 @@ def make_summary(rows):
     if None not in (lat_off, lat_on, lat_adaptive) and lat_off - lat_on > 0:
         win_share = (lat_off - lat_adaptive) / (lat_off - lat_on)
     napi_iops = ratio(iops(q32, "napi"), iops(q32, "off"))
+    vp, vbuf = "virtio_psync_qd1_randread", "virtio_buffered_randread"
+    virtio_gain = ratio(iops(vp, "on"), iops(vp, "off"))
     napi_cpu = ratio(cpu(q32, "off"), cpu(q32, "napi"))
     return {
         "psync_qd1_on_vs_off": ratio(iops(p, "on"), iops(p, "off")),
@@ -376,6 +388,11 @@ def make_summary(rows):
         "off_vs_stock_corunner": ratio(row_value(rows, "corunner", "off", "corunner_iter_per_s"),
                                        row_value(rows, "corunner", "stock", "corunner_iter_per_s")),
         "on_vs_stock_psync_qd1": ratio(iops(p, "on"), iops(p, "stock")),
+        "virtio_psync_qd1_on_vs_off": virtio_gain,
+        "virtio_vs_nvme_psync_qd1_gain": ratio(virtio_gain, ratio(iops(p, "on"), iops(p, "off"))),
+        "virtio_buffered_on_vs_off": ratio(iops(vbuf, "on"), iops(vbuf, "off")),
+        "virtio_reaped_share_psync_qd1": row_value(rows, vp, "on", "reaped_share"),
+        "off_vs_stock_virtio_psync_qd1": ratio(iops(vp, "off"), iops(vp, "stock")),
         "irqsuppress_vs_stock_psync_qd1": ratio(iops(p, "irqsuppress"), iops(p, "stock")),
     }
 
@@ -512,6 +529,8 @@ SIDE_BY_SIDE = [
      ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]),
     ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
     ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "adaptive", "irqsuppress"]),
+    ("virtio-blk psync QD1 4 KiB randread", "virtio_psync_qd1_randread", ["off", "on", "stock"]),
+    ("virtio-blk buffered cold 4 KiB randread", "virtio_buffered_randread", ["off", "on", "stock"]),
 ]
 
 

@@ -1,11 +1,11 @@
 #!/bin/bash
-# Boot a built kernel under QEMU with NVMe drives and run one command in the guest.
+# Boot a built kernel under QEMU with NVMe and virtio-blk drives and run one command in the guest.
 #
 # usage: vm.sh [-p debug|bench|stock|preempt-kasan] [-o OUTDIR] [-t SECONDS] [-a EXTRA_APPEND] -- COMMAND...
 # Knobs (environment): ACCEL=auto|kvm|tcg VCPUS=1..8 MEM_MB=512..16384 BACKEND=null|file
 #   VM_STREAM=all|progress|none: the guest's output on the terminal (progress: TAP lines only)
 #   NVME_OPTS=prop=value,...: more properties for both NVMe controllers (msix_qsize=1)
-#   NULL_LATENCY_NS=N: the null backend completes each I/O after N ns
+#   NULL_LATENCY_NS=N: the null backend (NVMe main, virtio-blk vmain) completes each I/O after N ns
 #   DATA_ERROR_SECTOR=N: reads of 512-byte sector N of the data drive fail with EIO (blkdebug)
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
@@ -120,6 +120,12 @@ else
 	main_drive="driver=null-co,size=4G,read-zeroes=on,latency-ns=$null_latency_ns,if=none,id=main"
 fi
 
+# virtio-blk: one drive on null-co (the bench's), one on an image (the tests' data).
+vdata_img=$BUILD/vm/virtio-data.img
+[ -f "$vdata_img" ] || truncate -s 1G "$vdata_img"
+vmain_drive="driver=null-co,size=4G,read-zeroes=on,latency-ns=$null_latency_ns,if=none,id=vmain"
+vdata_drive="driver=file,filename=$vdata_img,if=none,id=vdata,cache=none,aio=threads"
+
 append="console=ttyS0 loglevel=7 panic=-1 oops=panic softlockup_panic=0 root=/dev/root rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$TOP/guest/init.sh"
 append+=" nvme.poll_queues=1 iopoll_out=$outdir iopoll_top=$TOP $extra_append"
@@ -194,6 +200,8 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-drive "$main_drive" -device "nvme,serial=iopoll-main,drive=main${nvme_opts:+,$nvme_opts}" \
 	-drive "$data_drive" \
 	-device "nvme,serial=iopoll-data,drive=data${nvme_opts:+,$nvme_opts}" \
+	-drive "$vmain_drive" -device virtio-blk-pci,serial=iopoll-vmain,drive=vmain \
+	-drive "$vdata_drive" -device virtio-blk-pci,serial=iopoll-vdata,drive=vdata \
 	>"$outdir/qemu.log" 2>&1 </dev/null 9>&- &
 wrapper_pid=$!
 trap 'kill "$wrapper_pid" "$stream_pid" 2>/dev/null || true' EXIT
