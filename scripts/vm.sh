@@ -120,7 +120,8 @@ else
 	main_drive="driver=null-co,size=4G,read-zeroes=on,latency-ns=$null_latency_ns,if=none,id=main"
 fi
 
-# virtio-blk: one drive on null-co (the bench's), one on an image (the tests' data).
+# virtio-blk: one drive on null-co (the bench's), one on an image (the tests' data) with
+# one request queue for all CPUs, so that a poller races the interrupt handler of another CPU.
 vdata_img=$BUILD/vm/virtio-data.img
 [ -f "$vdata_img" ] || truncate -s 1G "$vdata_img"
 vmain_drive="driver=null-co,size=4G,read-zeroes=on,latency-ns=$null_latency_ns,if=none,id=vmain"
@@ -201,7 +202,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-drive "$data_drive" \
 	-device "nvme,serial=iopoll-data,drive=data${nvme_opts:+,$nvme_opts}" \
 	-drive "$vmain_drive" -device virtio-blk-pci,serial=iopoll-vmain,drive=vmain \
-	-drive "$vdata_drive" -device virtio-blk-pci,serial=iopoll-vdata,drive=vdata \
+	-drive "$vdata_drive" -device virtio-blk-pci,serial=iopoll-vdata,drive=vdata,num-queues=1 \
 	>"$outdir/qemu.log" 2>&1 </dev/null 9>&- &
 wrapper_pid=$!
 trap 'kill "$wrapper_pid" "$stream_pid" 2>/dev/null || true' EXIT
