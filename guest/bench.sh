@@ -1,8 +1,9 @@
 #!/bin/bash
 # Guest-side benchmark driver for iowait_poll. Runs inside the test VM.
 #
-#   guest/bench.sh OUTDIR SIZE BOOT
+#   [BENCH_ROWS="workload ..."] guest/bench.sh OUTDIR SIZE BOOT
 #     SIZE: quick (3 reps x 3 s) | full (12 reps x 3 s)
+#     BENCH_ROWS: run only these workloads of the matrix (default: all)
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
@@ -414,7 +415,7 @@ if [ "$BOOT" = main ]; then
 		"metadata_walk:off on"
 		"libaio_qd32_randread:off on napi"
 		"corunner:off on"
-		"virtio_psync_qd1_randread:off on"
+		"virtio_psync_qd1_randread:off on irqsuppress"
 		"virtio_buffered_randread:off on"
 	)
 elif [ "$BOOT" = stock ]; then
@@ -433,6 +434,21 @@ else
 		"psync_qd1_randread:idlepoll"
 		"buffered_randread:idlepoll"
 	)
+fi
+
+# BENCH_ROWS: keep only the rows of the workloads it names.
+if [ -n "${BENCH_ROWS:-}" ]; then
+	read -ra wanted <<<"${BENCH_ROWS//,/ }"
+	for w in "${wanted[@]}"; do
+		fio_args "$w" off "$MAIN" >/dev/null 2>&1 || [ "$w" = metadata_walk ] ||
+			die "BENCH_ROWS names '$w', which is no workload of this benchmark"
+	done
+	kept=()
+	for row in "${MATRIX[@]}"; do
+		[[ " ${wanted[*]} " == *" ${row%%:*} "* ]] && kept+=("$row")
+	done
+	MATRIX=("${kept[@]}")
+	echo "bench.sh: BENCH_ROWS: ${#MATRIX[@]} row(s) of this boot" >&2
 fi
 
 mkdir -p "$RAWDIR"

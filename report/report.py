@@ -84,6 +84,9 @@ SUMMARY = [
     ("virtio_vs_nvme_psync_qd1_gain", "psync QD1 randread, the on ÷ off gain of virtio-blk ÷ "
      "that of NVMe in the same boot (goal: virtio-blk gains at least as much)", (">=", 1.0)),
     ("virtio_buffered_on_vs_off", "virtio-blk buffered cold randread IOPS, on ÷ off", (">=", 1.2)),
+    ("virtio_irqsuppress_vs_on_psync_qd1", "virtio-blk psync QD1 randread IOPS, irqsuppress "
+     "(callback off while polling) ÷ on", None),
+    ("virtio_irq_per_io_irqsuppress_psync_qd1", "virtio-blk psync QD1 irqsuppress: IRQs per I/O", None),
     ("virtio_reaped_share_psync_qd1", "virtio-blk psync QD1 on: completions reaped by the poller",
      None),
     ("off_vs_stock_virtio_psync_qd1", "virtio-blk psync QD1 randread IOPS, off ÷ stock 6.12",
@@ -391,6 +394,8 @@ def make_summary(rows):
         "virtio_psync_qd1_on_vs_off": virtio_gain,
         "virtio_vs_nvme_psync_qd1_gain": ratio(virtio_gain, ratio(iops(p, "on"), iops(p, "off"))),
         "virtio_buffered_on_vs_off": ratio(iops(vbuf, "on"), iops(vbuf, "off")),
+        "virtio_irqsuppress_vs_on_psync_qd1": ratio(iops(vp, "irqsuppress"), iops(vp, "on")),
+        "virtio_irq_per_io_irqsuppress_psync_qd1": row_value(rows, vp, "irqsuppress", "irq_per_io"),
         "virtio_reaped_share_psync_qd1": row_value(rows, vp, "on", "reaped_share"),
         "off_vs_stock_virtio_psync_qd1": ratio(iops(vp, "off"), iops(vp, "stock")),
         "irqsuppress_vs_stock_psync_qd1": ratio(iops(p, "irqsuppress"), iops(p, "stock")),
@@ -529,7 +534,7 @@ SIDE_BY_SIDE = [
      ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]),
     ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
     ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "adaptive", "irqsuppress"]),
-    ("virtio-blk psync QD1 4 KiB randread", "virtio_psync_qd1_randread", ["off", "on", "stock"]),
+    ("virtio-blk psync QD1 4 KiB randread", "virtio_psync_qd1_randread", ["off", "on", "irqsuppress", "stock"]),
     ("virtio-blk buffered cold 4 KiB randread", "virtio_buffered_randread", ["off", "on", "stock"]),
 ]
 

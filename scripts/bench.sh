@@ -9,6 +9,17 @@ validate_knobs
 
 size=${BENCH:-full}
 check_choice BENCH "$size" quick full
+# BENCH_ROWS="workload ...": run only these rows (the report's WORKLOADS).
+rows=${BENCH_ROWS:-}
+if [ -n "$rows" ]; then
+	for w in ${rows//,/ }; do
+		python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from report import WORKLOADS
+sys.exit(sys.argv[2] not in WORKLOADS)' "$TOP/report" "$w" ||
+			die "BENCH_ROWS names '$w'; the workloads are those of WORKLOADS in report/report.py"
+	done
+fi
+rows_env=""
+[ -z "$rows" ] || rows_env="BENCH_ROWS=\"${rows//,/ }\" "
 check_uint VCPUS "${VCPUS:=2}" 1 8
 export VCPUS
 # A bound on each boot: the full matrix takes about 25 minutes under TCG.
@@ -37,7 +48,7 @@ boot() {
 	local name=$1 kernel=$2 append=$3 rc=0
 	stage_begin "boot $name ($size matrix)" "bench-boot-$name-$size"
 	"$TOP/scripts/vm.sh" -p "$kernel" -o "$results" -a "$append" -- \
-		"guest/bench.sh $results $size $name" || rc=$?
+		"${rows_env}guest/bench.sh $results $size $name" || rc=$?
 	for f in serial.log qemu.log guest.log dmesg.txt command rc accel host-load.tsv; do
 		[ ! -f "$results/$f" ] || mv "$results/$f" "$results/$name-$f"
 	done
@@ -55,11 +66,12 @@ qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
 	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
-	"$(nproc)" <<'PY'
+	"$(nproc)" "$rows" <<'PY'
 import json
 import sys
 
-path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus = sys.argv[1:]
+path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows = sys.argv[1:]
+make = f"make bench BENCH={bench_size}" + (f" BENCH_ROWS='{rows}'" if rows else "")
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
@@ -71,7 +83,8 @@ json.dump({
     "backend": backend,
     "bench_size": bench_size,
     "host_cpus": int(host_cpus),
-    "commands": [f"make bench BENCH={bench_size}", f"guest/bench.sh OUTDIR {bench_size} main",
+    "bench_rows": rows.replace(",", " ").split() or "all",
+    "commands": [make, f"guest/bench.sh OUTDIR {bench_size} main",
                  f"guest/bench.sh OUTDIR {bench_size} idlepoll (boot with idle=poll)",
                  f"guest/bench.sh OUTDIR {bench_size} stock (stock 6.12, the bench config)"],
 }, open(path, "w"), indent=2)
