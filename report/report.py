@@ -352,9 +352,9 @@ def make_summary(rows):
     if None not in (lat_off, lat_on, lat_adaptive) and lat_off - lat_on > 0:
         win_share = (lat_off - lat_adaptive) / (lat_off - lat_on)
     napi_iops = ratio(iops(q32, "napi"), iops(q32, "off"))
+    napi_cpu = ratio(cpu(q32, "off"), cpu(q32, "napi"))
     vp, vbuf = "virtio_psync_qd1_randread", "virtio_buffered_randread"
     virtio_gain = ratio(iops(vp, "on"), iops(vp, "off"))
-    napi_cpu = ratio(cpu(q32, "off"), cpu(q32, "napi"))
     return {
         "psync_qd1_on_vs_off": ratio(iops(p, "on"), iops(p, "off")),
         "psync_qd1_on_vs_iopoll": ratio(iops(p, "on"), iops(p, "iopoll")),
