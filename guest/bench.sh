@@ -24,6 +24,8 @@
 #   idlepoll    knobs off, second boot with idle=poll
 #   stock       stock 6.12, the IRQ path (no knobs exist)
 #   stock_iopoll stock 6.12, fio uses io_uring with hipri
+#   hipri       knobs off, fio uses pvsync2 with hipri=1 (preadv2 RWF_HIPRI)
+#   stock_hipri stock 6.12, the same fio command (6.12 ignores RWF_HIPRI on sync I/O)
 set -euo pipefail
 
 die() {
@@ -120,7 +122,7 @@ command -v fio >/dev/null || die "fio is not installed"
 # mode_knobs MODE: the values of KNOBS for MODE, in KNOBS order.
 mode_knobs() {
 	case $1 in
-	off | iopoll | idlepoll | stock | stock_iopoll) echo spin 0 0 0 ;;
+	off | iopoll | idlepoll | stock | stock_iopoll | hipri | stock_hipri) echo spin 0 0 0 ;;
 	on) echo spin 1 0 0 ;;
 	adaptive) echo adaptive 1 0 0 ;;
 	irqsuppress) echo spin 1 1 0 ;;
@@ -257,11 +259,11 @@ fio_args() {
 		--percentile_list=50:99:99.9 --bs=4k
 	case $workload in
 	psync_qd1_randread | corunner)
-		if [ "$mode" = iopoll ] || [ "$mode" = stock_iopoll ]; then
-			printf '%s\n' --ioengine=io_uring --hipri=1 --iodepth=1 --direct=1 --rw=randread
-		else
-			printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randread
-		fi
+		case $mode in
+		iopoll | stock_iopoll) printf '%s\n' --ioengine=io_uring --hipri=1 --iodepth=1 --direct=1 --rw=randread ;;
+		hipri | stock_hipri) printf '%s\n' --ioengine=pvsync2 --hipri=1 --iodepth=1 --direct=1 --rw=randread ;;
+		*) printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randread ;;
+		esac
 		if [ "$workload" = corunner ]; then echo --cpus_allowed=0; fi
 		;;
 	virtio_psync_qd1_randread) printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randread ;;
@@ -409,7 +411,7 @@ write_env() {
 # "workload:mode mode ..." in run order.
 if [ "$BOOT" = main ]; then
 	MATRIX=(
-		"psync_qd1_randread:off on adaptive irqsuppress napi iopoll"
+		"psync_qd1_randread:off on adaptive irqsuppress napi iopoll hipri"
 		"psync_qd1_randwrite:off on"
 		"buffered_randread:off on irqsuppress adaptive"
 		"metadata_walk:off on"
@@ -420,7 +422,7 @@ if [ "$BOOT" = main ]; then
 	)
 elif [ "$BOOT" = stock ]; then
 	MATRIX=(
-		"psync_qd1_randread:stock stock_iopoll"
+		"psync_qd1_randread:stock stock_iopoll stock_hipri"
 		"psync_qd1_randwrite:stock"
 		"buffered_randread:stock"
 		"metadata_walk:stock"

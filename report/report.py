@@ -22,12 +22,15 @@ import tempfile
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
              "metadata_walk", "libaio_qd32_randread", "corunner",
              "virtio_psync_qd1_randread", "virtio_buffered_randread"]
-MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]
+MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
+         "stock_iopoll", "stock_hipri"]
 MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
                "adaptive": "adaptive (sleep, then spin)", "irqsuppress": "irqsuppress (spin, IRQ masked)",
                "napi": "napi (reap on submit)",
                "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot",
-               "stock": "stock 6.12 (IRQ)", "stock_iopoll": "stock 6.12, io_uring IOPOLL"}
+               "hipri": "RWF_HIPRI, iowait_poll off",
+               "stock": "stock 6.12 (IRQ)", "stock_iopoll": "stock 6.12, io_uring IOPOLL",
+               "stock_hipri": "stock 6.12, RWF_HIPRI"}
 EXITS = ["exit_woken", "exit_reaped", "exit_resched", "exit_busy",
          "exit_budget", "exit_signal", "exit_error"]
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p99.9": 99.9}
@@ -92,6 +95,14 @@ SUMMARY = [
     ("off_vs_stock_virtio_psync_qd1", "virtio-blk psync QD1 randread IOPS, off ÷ stock 6.12",
      (">=", 0.98)),
     ("irqsuppress_vs_stock_psync_qd1", "psync QD1 randread IOPS, irqsuppress ÷ stock 6.12", None),
+    # Synchronous RWF_HIPRI (fio pvsync2 --hipri=1) with the disk's knobs off.
+    ("hipri_vs_off_psync_qd1", "psync QD1 randread IOPS, RWF_HIPRI with iowait_poll off ÷ off", None),
+    ("hipri_vs_on_psync_qd1", "psync QD1 randread IOPS, RWF_HIPRI with iowait_poll off ÷ on "
+     "(goal: HIPRI ÷ off at least on ÷ off of the same boot)", (">=", 1.0)),
+    ("hipri_vs_stock_psync_qd1", "psync QD1 randread RWF_HIPRI IOPS, series ÷ stock 6.12 "
+     "(which ignores the flag on synchronous I/O)", None),
+    ("nosleep_share_hipri_psync_qd1", "psync QD1 RWF_HIPRI: polled waits that ended without "
+     "sleeping", None),
 ]
 # Bootstrap: resamples of the reps (the same reps for every mode of a boot, so the ratios
 # stay paired), the interval's coverage, and a fixed seed so that a report is reproducible.
@@ -382,6 +393,10 @@ def make_summary(rows):
         "adaptive_hybrid_sleeps_per_io": row_value(rows, p, "adaptive", "hybrid_sleeps_per_io"),
         "off_vs_stock_psync_qd1": ratio(iops(p, "off"), iops(p, "stock")),
         "iopoll_vs_stock_psync_qd1": ratio(iops(p, "iopoll"), iops(p, "stock_iopoll")),
+        "hipri_vs_off_psync_qd1": ratio(iops(p, "hipri"), iops(p, "off")),
+        "hipri_vs_on_psync_qd1": ratio(iops(p, "hipri"), iops(p, "on")),
+        "hipri_vs_stock_psync_qd1": ratio(iops(p, "hipri"), iops(p, "stock_hipri")),
+        "nosleep_share_hipri_psync_qd1": row_value(rows, p, "hipri", "nosleep_share"),
         "off_vs_stock_psync_qd1_randwrite": ratio(iops("psync_qd1_randwrite", "off"),
                                                   iops("psync_qd1_randwrite", "stock")),
         "off_vs_stock_buffered": ratio(iops(buf, "off"), iops(buf, "stock")),
@@ -531,7 +546,8 @@ def workload_table(workload, rows):
 # (title, workload, modes) of the "Modes side by side" tables.
 SIDE_BY_SIDE = [
     ("psync QD1 4 KiB randread", "psync_qd1_randread",
-     ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll", "stock", "stock_iopoll"]),
+     ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
+      "stock_iopoll", "stock_hipri"]),
     ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
     ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "adaptive", "irqsuppress"]),
     ("virtio-blk psync QD1 4 KiB randread", "virtio_psync_qd1_randread", ["off", "on", "irqsuppress", "stock"]),

@@ -232,16 +232,17 @@ class TestSummary(TempResults):
     def test_mode_order(self):
         rows = report.build(self.dir)[0]["rows"]
         modes = [r["mode"] for r in rows if r["workload"] == "psync_qd1_randread"]
-        self.assertEqual(modes, ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll",
-                                 "stock", "stock_iopoll"])
+        self.assertEqual(modes, ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri",
+                                 "idlepoll", "stock", "stock_iopoll", "stock_hipri"])
 
     def test_new_mode_ratios(self):
         p = "psync_qd1_randread"
         for rep in (1, 2):
             for mode, iops, lat in (("off", 100.0, 100.0), ("on", 150.0, 60.0), ("adaptive", 140.0, 68.0),
                                     ("irqsuppress", 160.0, 55.0), ("napi", 98.0, 101.0),
-                                    ("iopoll", 170.0, 50.0)):
+                                    ("iopoll", 170.0, 50.0), ("hipri", 144.0, 62.0)):
                 self.set_fio(f"{p}__{mode}__r{rep}", iops=iops, lat_mean_us=lat)
+            self.set_fio(f"{p}__stock_hipri__r{rep}", iops=96.0, lat_mean_us=104.0, raw="raw-stock")
         self.set_iops("libaio_qd32_randread__off__r1", 1000.0)
         self.set_iops("libaio_qd32_randread__napi__r1", 990.0)
         s = point(report.build(self.dir)[0]["summary"])
@@ -249,6 +250,10 @@ class TestSummary(TempResults):
         self.assertAlmostEqual(s["irqsuppress_vs_iopoll"], 160.0 / 170.0)
         self.assertAlmostEqual(s["irqsuppress_vs_off"], 1.6)
         self.assertAlmostEqual(s["napi_qd1_vs_off"], 0.98)
+        self.assertAlmostEqual(s["hipri_vs_off_psync_qd1"], 1.44)
+        self.assertAlmostEqual(s["hipri_vs_on_psync_qd1"], 0.96)
+        self.assertAlmostEqual(s["hipri_vs_stock_psync_qd1"], 1.5)
+        self.assertAlmostEqual(s["nosleep_share_hipri_psync_qd1"], 0.95, places=2)
         self.assertAlmostEqual(s["napi_qd32_vs_off"], 0.99)
         # CPU per I/O: adaptive 2, on 5, libaio off 5, napi 4 busy jiffies per 1000 I/Os.
         cpu = {j: (lambda ios, j=j: (j * ios // 1000) * 1e4 / ios) for j in (2, 4, 5)}
@@ -329,8 +334,8 @@ class TestMarkdown(TempResults):
         section = md.split("## Modes side by side (psync QD1 4 KiB randread)")[1].split("\n## ")[0]
         labels = [line.split(" | ")[0][2:] for line in section.splitlines() if line.startswith("| ")][1:]
         self.assertEqual(labels, [report.MODE_LABELS[m] for m in
-                                  ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "idlepoll",
-                                   "stock", "stock_iopoll")])
+                                  ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri",
+                                   "idlepoll", "stock", "stock_iopoll", "stock_hipri")])
         self.assertNotIn("Not run", section)
         iops = self.fio_of("psync_qd1_randread__off__r1")["iops"], self.fio_of("psync_qd1_randread__off__r2")["iops"]
         self.assertIn(f"| off (IRQ) | {statistics.median(iops):,.0f} | 1.00 | ", section)

@@ -5,9 +5,11 @@
 The counters are synthetic but derived from fio's own I/O count, so that the
 per-I/O figures are known exactly (see test_report.py):
   off:  1 ctx switch and 1 IRQ per I/O, no polled waits (also iopoll, idlepoll)
-  stock, stock_iopoll: as off, with no knobs and no poll statistics (stock 6.12)
+  stock, stock_iopoll, stock_hipri: as off, with no knobs and no poll statistics
+        (stock 6.12)
   on:   0.01 ctx switches and 1 IRQ per I/O; every I/O a polled wait,
         95 % exit_woken, 5 % exit_budget; reaped = 3 per 1000 I/Os
+  hipri: the counters of on, with the knobs of off (RWF_HIPRI polls the waits)
   adaptive: as on, but 0.8 ctx switches per I/O, 2 busy jiffies per 1000 I/Os,
         hybrid_sleeps = 80 % and hybrid_timer_ends = 75 % of the waits
   irqsuppress: as on, but 0.05 IRQs per I/O; irq_held = 95 %, irq_rearmed = 5 %
@@ -29,7 +31,7 @@ STATS = ["waits", "polls", "reaped", "spin_ns", "exit_woken", "exit_reaped", "ex
          "exit_busy", "exit_budget", "exit_signal", "exit_error", "hybrid_sleeps",
          "hybrid_timer_ends", "ewma_ns", "irq_held", "irq_rearmed", "submit_reaped"]
 # mode -> (IRQs, ctx switches, busy jiffies) per 1000 I/Os
-PER_1000_IOS = {"on": (1000, 10, 5), "adaptive": (1000, 800, 2), "irqsuppress": (50, 10, 5),
+PER_1000_IOS = {"on": (1000, 10, 5), "hipri": (1000, 10, 5), "adaptive": (1000, 800, 2), "irqsuppress": (50, 10, 5),
                 "napi": (500, 1000, 4)}
 DEFAULT_PER_1000_IOS = (1000, 1000, 5)
 # mode -> queue knobs, as guest/bench.sh sets them
@@ -41,18 +43,19 @@ KNOB_NAMES = ("iowait_poll_mode", "iowait_poll", "iowait_poll_irq_suppress", "io
 ENGINES = {  # workload/mode -> fio options; io_uring stands in for IOPOLL on a file
     "psync": ["--ioengine=psync", "--iodepth=1", "--direct=1"],
     "iopoll": ["--ioengine=io_uring", "--iodepth=1", "--direct=1"],
+    "hipri": ["--ioengine=pvsync2", "--hipri=1", "--iodepth=1", "--direct=1"],
     "libaio": ["--ioengine=libaio", "--iodepth=32", "--direct=1"],
 }
 # (raw dir, workload, mode, rep, engine or None)
-RUNS = [("raw", "psync_qd1_randread", m, r, "iopoll" if m == "iopoll" else "psync")
-        for r in (1, 2) for m in ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll")]
+RUNS = [("raw", "psync_qd1_randread", m, r, m if m in ("iopoll", "hipri") else "psync")
+        for r in (1, 2) for m in ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri")]
 RUNS += [("raw", "libaio_qd32_randread", m, 1, "libaio") for m in ("off", "on", "napi")]
 RUNS += [("raw", "corunner", m, 1, "psync") for m in ("off", "on")]
 RUNS += [("raw", "metadata_walk", m, r, None) for r in (1, 2) for m in ("off", "on")]
 RUNS += [("raw-idlepoll", "psync_qd1_randread", "idlepoll", 1, "psync")]
 # stock 6.12: no knobs and no poll statistics
-RUNS += [("raw-stock", "psync_qd1_randread", m, r, "iopoll" if m == "stock_iopoll" else "psync")
-         for r in (1, 2) for m in ("stock", "stock_iopoll")]
+RUNS += [("raw-stock", "psync_qd1_randread", m, r, m[6:] if m != "stock" else "psync")
+         for r in (1, 2) for m in ("stock", "stock_iopoll", "stock_hipri")]
 
 # per-walk times by (mode, rep): per-run means 0.51/0.49 and 0.41/0.39 -> off/on = 1.25
 WALK_S = {("off", 1): [0.50, 0.52], ("off", 2): [0.48, 0.50],
@@ -67,7 +70,7 @@ def snapshot(t_ns, ios, mode, after):
     """Counters before (after=False) or after a run of `ios` I/Os."""
     k = 1 if after else 0
     stats = {name: 0 for name in STATS}
-    if mode in ("on", "adaptive", "irqsuppress") and after:
+    if mode in ("on", "hipri", "adaptive", "irqsuppress") and after:
         stats.update(waits=ios, polls=3 * ios, reaped=3 * ios // 1000, spin_ns=10_000 * ios,
                      exit_woken=ios - ios // 20, exit_budget=ios // 20)
     if mode == "adaptive" and after:
