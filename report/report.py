@@ -609,7 +609,9 @@ def make_markdown(rows, summary, meta, guest, host_load=None):
              "with iowait_poll_mode=adaptive (sleep on an hrtimer, then spin); irqsuppress is on "
              "with the queue's vector masked while a task polls (iowait_poll_irq_suppress); napi is "
              "iowait_poll_submit_reap alone (a completion-queue pass on each submission); io_uring "
-             "IOPOLL is fio's io_uring with hipri on a poll queue. \"lat mean\" is fio's mean total "
+             "IOPOLL is fio's io_uring with hipri on a poll queue; RWF_HIPRI is fio's pvsync2 with "
+             "hipri=1 (preadv2() with RWF_HIPRI on the interrupt-driven queues) with every knob off, "
+             "and its stock 6.12 row the same command there. \"lat mean\" is fio's mean total "
              "latency (lat_ns, submission to completion); percentiles are completion latency (clat).", ""]
     workloads = []
     for r in rows:
