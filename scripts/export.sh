@@ -16,9 +16,11 @@ out=$(mktemp -d "$BUILD/export.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 author=$(git -C "$TREE" log -1 --format=%ae)
 # To: the maintainers; Cc: the reviewers and the lists, as get_maintainer.pl names them
-# for the whole series, without the series' author.
+# for the whole series, without the series' author. Its order of equal-ranked names
+# follows Perl's hash order, which is random per run unless the seed is fixed.
 roles=$(git -C "$TREE" diff "$BASE_TAG..HEAD" |
-	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --rolestats)) ||
+	(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 \
+		perl scripts/get_maintainer.pl --no-git --no-git-fallback --rolestats)) ||
 	die "scripts/get_maintainer.pl failed on the series"
 args=()
 while IFS=$'\t' read -r field who; do
