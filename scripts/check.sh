@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/tap.sh"
 validate_knobs
 
-check_uint VM_TIMEOUT "${VM_TIMEOUT:=4200}" 60 86400
+check_uint VM_TIMEOUT "${VM_TIMEOUT:=5400}" 60 86400
 export VM_TIMEOUT
 stages=()
 stage_start() {
