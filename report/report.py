@@ -44,7 +44,7 @@ BUSY_COLUMNS = [0, 1, 2, 5, 6]
 # the comparison one of GOAL_OPS.
 GOAL_OPS = {">=": (operator.ge, "≥"), "<=": (operator.le, "≤"), ">": (operator.gt, ">")}
 SUMMARY = [
-    ("psync_qd1_on_vs_off", "psync QD1 randread IOPS, on ÷ off", (">=", 1.4)),
+    ("psync_qd1_on_vs_off", "psync QD1 randread IOPS, on ÷ off", (">=", 1.7)),
     ("psync_qd1_on_vs_iopoll", "psync QD1 randread IOPS, on ÷ io_uring IOPOLL", (">=", 0.85)),
     ("nosleep_share_psync_qd1", "psync QD1 on: polled waits that ended without sleeping", (">=", 0.90)),
     ("buffered_on_vs_off", "buffered cold randread IOPS, on ÷ off", (">=", 1.4)),
@@ -54,8 +54,10 @@ SUMMARY = [
     ("adaptive_win_share", "psync QD1 randread: share of the mean-latency win of on kept by adaptive, "
      "(off − adaptive) ÷ (off − on) of fio's mean total latency", (">=", 0.80)),
     ("adaptive_cpu_share", "psync QD1 randread CPU µs/IO, adaptive ÷ on", ("<=", 0.50)),
-    ("irqsuppress_vs_iopoll", "psync QD1 randread IOPS, irqsuppress ÷ io_uring IOPOLL", (">=", 0.95)),
-    ("irqsuppress_vs_off", "psync QD1 randread IOPS, irqsuppress ÷ off", (">=", 1.55)),
+    ("psync_qd1_irqsuppress_vs_iopoll", "psync QD1 randread IOPS, irqsuppress ÷ io_uring IOPOLL",
+     (">=", 0.95)),
+    ("psync_qd1_irqsuppress_vs_off", "psync QD1 randread IOPS, irqsuppress ÷ off", (">=", 2.0)),
+    ("buffered_irqsuppress_vs_off", "buffered cold randread IOPS, irqsuppress ÷ off", (">=", 1.55)),
     ("irqsuppress_buffered_vs_spin", "buffered cold randread IOPS, irqsuppress ÷ on: no worse than "
      "plain spin, within run-to-run noise (3 %)", (">=", 0.97)),
     ("napi_qd32_gain", "libaio QD32 randread with napi: the better of IOPS napi ÷ off and "
@@ -382,8 +384,9 @@ def make_summary(rows):
         "corunner_fio_on_vs_off": ratio(iops("corunner", "on"), iops("corunner", "off")),
         "adaptive_win_share": win_share,
         "adaptive_cpu_share": ratio(cpu(p, "adaptive"), cpu(p, "on")),
-        "irqsuppress_vs_iopoll": ratio(iops(p, "irqsuppress"), iops(p, "iopoll")),
-        "irqsuppress_vs_off": ratio(iops(p, "irqsuppress"), iops(p, "off")),
+        "psync_qd1_irqsuppress_vs_iopoll": ratio(iops(p, "irqsuppress"), iops(p, "iopoll")),
+        "psync_qd1_irqsuppress_vs_off": ratio(iops(p, "irqsuppress"), iops(p, "off")),
+        "buffered_irqsuppress_vs_off": ratio(iops(buf, "irqsuppress"), iops(buf, "off")),
         "irqsuppress_buffered_vs_spin": ratio(iops(buf, "irqsuppress"), iops(buf, "on")),
         "napi_qd32_vs_off": napi_iops,
         "napi_qd32_cpu_off_vs_napi": napi_cpu,

@@ -247,8 +247,8 @@ class TestSummary(TempResults):
         self.set_iops("libaio_qd32_randread__napi__r1", 990.0)
         s = point(report.build(self.dir)[0]["summary"])
         self.assertAlmostEqual(s["adaptive_win_share"], (100.0 - 68.0) / (100.0 - 60.0))
-        self.assertAlmostEqual(s["irqsuppress_vs_iopoll"], 160.0 / 170.0)
-        self.assertAlmostEqual(s["irqsuppress_vs_off"], 1.6)
+        self.assertAlmostEqual(s["psync_qd1_irqsuppress_vs_iopoll"], 160.0 / 170.0)
+        self.assertAlmostEqual(s["psync_qd1_irqsuppress_vs_off"], 1.6)
         self.assertAlmostEqual(s["napi_qd1_vs_off"], 0.98)
         self.assertAlmostEqual(s["hipri_vs_off_psync_qd1"], 1.44)
         self.assertAlmostEqual(s["hipri_vs_on_psync_qd1"], 0.96)
@@ -298,7 +298,7 @@ class TestSummary(TempResults):
                     "metadata_off_vs_on", "libaio_qd32_on_vs_off", "corunner_on_vs_off",
                     "psync_qd1_on_vs_idlepoll", "nosleep_share_psync_qd1",
                     "reaped_share_psync_qd1", "adaptive_win_share", "adaptive_cpu_share",
-                    "irqsuppress_vs_iopoll", "irqsuppress_vs_off", "irqsuppress_buffered_vs_spin",
+                    "psync_qd1_irqsuppress_vs_iopoll", "psync_qd1_irqsuppress_vs_off", "irqsuppress_buffered_vs_spin",
                     "napi_qd32_vs_off", "napi_qd32_cpu_off_vs_napi", "napi_qd32_gain",
                     "napi_qd1_vs_off", "irq_per_io_irqsuppress_psync_qd1",
                     "adaptive_hybrid_sleeps_per_io"):
@@ -352,13 +352,13 @@ class TestMarkdown(TempResults):
             return {"median": median, "lo": lo, "hi": hi}
         summary = {key: None for key, _, _ in report.SUMMARY}
         summary.update(adaptive_cpu_share=iv(0.45, 0.40, 0.50), adaptive_win_share=iv(0.85, 0.79, 0.90),
-                       napi_qd32_gain=iv(1.1, 1.0, 1.2), irqsuppress_vs_off=iv(1.6, 1.55, 1.7),
+                       napi_qd32_gain=iv(1.1, 1.0, 1.2), psync_qd1_irqsuppress_vs_off=iv(2.1, 2.05, 2.2),
                        napi_qd1_vs_off=iv(0.9, 0.85, 0.96))
         md = report.make_markdown([], summary, {}, {})
         self.assertIn("| adaptive_cpu_share | 0.450 [0.400, 0.500] | ≤ 0.50 | met |", md)
         self.assertIn("| adaptive_win_share | 0.850 [0.790, 0.900] | ≥ 0.80 | inside the noise |", md)
         self.assertIn("| napi_qd32_gain | 1.100 [1.000, 1.200] | > 1.00 | inside the noise |", md)
-        self.assertIn("| irqsuppress_vs_off | 1.600 [1.550, 1.700] | ≥ 1.55 | met |", md)
+        self.assertIn("| psync_qd1_irqsuppress_vs_off | 2.100 [2.050, 2.200] | ≥ 2.00 | met |", md)
         self.assertIn("| napi_qd1_vs_off | 0.900 [0.850, 0.960] | ≥ 0.97 | missed |", md)
         self.assertIn("within run-to-run noise (3 %)", md)
         summary["adaptive_cpu_share"] = iv(0.55, 0.51, 0.60)
@@ -367,7 +367,7 @@ class TestMarkdown(TempResults):
         busy = {"main": {"seconds": 60, "other_cpus": 1.9, "qemu_cpus": 2.0, "load1_before": 3.0,
                          "load1_after": 4.0, "busy": True}}
         md = report.make_markdown([], summary, {}, {}, busy)
-        self.assertIn("| irqsuppress_vs_off | 1.600 [1.550, 1.700] | ≥ 1.55 | not judged: host busy |", md)
+        self.assertIn("| psync_qd1_irqsuppress_vs_off | 2.100 [2.050, 2.200] | ≥ 2.00 | not judged: host busy |", md)
         self.assertIn("**The host was busy**", md)
         self.assertIn("| main | 60 | 1.90 | 2.00 | 3.00 | 4.00 | yes |", md)
 
@@ -390,7 +390,7 @@ class TestMarkdown(TempResults):
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(os.path.join(self.dir, "results.json")) as f:
             s = point(json.load(f)["summary"])
-        for key in ("adaptive_win_share", "adaptive_cpu_share", "irqsuppress_vs_iopoll",
+        for key in ("adaptive_win_share", "adaptive_cpu_share", "psync_qd1_irqsuppress_vs_iopoll",
                     "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1", "adaptive_hybrid_sleeps_per_io"):
             self.assertIsNone(s[key], key)
         self.assertIsNotNone(s["psync_qd1_on_vs_off"])
