@@ -1,10 +1,10 @@
 # iopoll: the series in patches/, and a harness to apply, build, boot, test and measure it.
 # See README.md.  Knobs: PROFILE=debug|bench|stock|preempt-kasan ACCEL=auto|kvm|tcg BACKEND=null|file VCPUS=N
-#                        BENCH=quick|full BENCH_ROWS='workload ...' VM_TIMEOUT=seconds
+#                        BENCH=quick|full BENCH_ROWS='workload ...' BENCH_AB=pairs VM_TIMEOUT=seconds
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 PROFILE ?= debug
-export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH BENCH_ROWS
+export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH BENCH_ROWS BENCH_AB
 
 .PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt kunit check-series check-series-objects sparse bench lint help
 

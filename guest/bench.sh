@@ -9,6 +9,10 @@
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
 #              stock    -> every workload on stock 6.12 (the kernel without the series),
 #                          results in OUTDIR/raw-stock/, OUTDIR/env-stock.json
+#              offpath  -> the series with its knobs off: the modes that stock also runs
+#                          (off, iopoll, hipri), results in OUTDIR/raw-offpath/
+#              BOOT-N   -> (stock and offpath) the Nth of alternated boots of that kind:
+#                          OUTDIR/raw-BOOT-N/, OUTDIR/env-BOOT-N.json (make bench BENCH_AB=N)
 #
 # Each run writes RAWDIR/<workload>__<mode>__r<rep>.json (counters before/after,
 # wall time, the queue knobs of the run, extra results) and, for fio rows,
@@ -33,8 +37,14 @@ die() {
 	exit 1
 }
 
-[ $# -eq 3 ] || die "usage: $0 OUTDIR quick|full main|idlepoll|stock"
+[ $# -eq 3 ] || die "usage: $0 OUTDIR quick|full main|idlepoll|stock|offpath[-N]"
 OUTDIR=$1 SIZE=$2 BOOT=$3
+# BOOT-N: the Nth boot of a kind in alternated boots; the runs say the kind.
+[[ $BOOT =~ ^(main|idlepoll|stock|offpath)(-[1-9][0-9]?)?$ ]] ||
+	die "BOOT=$BOOT is not valid; use main, idlepoll, stock or offpath, optionally with -N (1-99)"
+KIND=${BASH_REMATCH[1]}
+[ -z "${BASH_REMATCH[2]}" ] || [[ $KIND == stock || $KIND == offpath ]] ||
+	die "BOOT=$BOOT: only stock and offpath boots take a number"
 
 case $SIZE in
 quick) REPS=3 RUNTIME=3 NFILES=5000 ;;
@@ -43,13 +53,11 @@ full) REPS=12 RUNTIME=3 NFILES=20000 ;;
 esac
 case $BOOT in
 main) RAWDIR=$OUTDIR/raw ENVFILE=$OUTDIR/env.json ;;
-idlepoll) RAWDIR=$OUTDIR/raw-idlepoll ENVFILE=$OUTDIR/env-idlepoll.json ;;
-stock) RAWDIR=$OUTDIR/raw-stock ENVFILE=$OUTDIR/env-stock.json ;;
-*) die "BOOT=$BOOT is not valid; use main, idlepoll or stock" ;;
+*) RAWDIR=$OUTDIR/raw-$BOOT ENVFILE=$OUTDIR/env-$BOOT.json ;;
 esac
 # Stock 6.12 has none of the feature's files: no knob is set or read there.
 KNOBLESS=0
-[ "$BOOT" != stock ] || KNOBLESS=1
+[ "$KIND" != stock ] || KNOBLESS=1
 
 RAMP=1
 EXT4_DIR=/tmp/iopoll-ext4
@@ -107,13 +115,13 @@ check_disk() {
 MAIN=$(find_disk iopoll-main) || die "no NVMe disk with serial iopoll-main (looked at /sys/block/nvme*n1/device/serial)"
 check_disk "$MAIN"
 DATA=
-if [ "$BOOT" != idlepoll ]; then
+if [ "$KIND" != idlepoll ]; then
 	DATA=$(find_disk iopoll-data) || die "no NVMe disk with serial iopoll-data (needed by the metadata_walk row)"
 	check_disk "$DATA"
 fi
 # The virtio-blk disk of the virtio_* rows, on null-co like MAIN.
 VMAIN=
-if [ "$BOOT" != idlepoll ]; then
+if [ "$KIND" != idlepoll ]; then
 	VMAIN=$(find_disk iopoll-vmain) || die "no virtio-blk disk with serial iopoll-vmain (looked at /sys/block/vd*/serial)"
 	check_disk "$VMAIN"
 fi
@@ -378,7 +386,7 @@ run_one() {
 
 	{
 		printf '{"workload": "%s", "mode": "%s", "rep": %s, "boot": "%s", "bench_size": "%s",\n' \
-			"$workload" "$mode" "$rep" "$BOOT" "$SIZE"
+			"$workload" "$mode" "$rep" "$KIND" "$SIZE"
 		printf ' "disk": "%s", "poll": %s, "knobs": %s,\n' "$disk" "$poll" "$knobs"
 		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
 			"$(budget_us "$disk")" "$CLK_TCK" "$RUNTIME" "$RAMP"
@@ -420,7 +428,18 @@ if [ "$BOOT" = main ]; then
 		"virtio_psync_qd1_randread:off on irqsuppress"
 		"virtio_buffered_randread:off on"
 	)
-elif [ "$BOOT" = stock ]; then
+elif [ "$KIND" = offpath ]; then
+	MATRIX=(
+		"psync_qd1_randread:off iopoll hipri"
+		"psync_qd1_randwrite:off"
+		"buffered_randread:off"
+		"metadata_walk:off"
+		"libaio_qd32_randread:off"
+		"corunner:off"
+		"virtio_psync_qd1_randread:off"
+		"virtio_buffered_randread:off"
+	)
+elif [ "$KIND" = stock ]; then
 	MATRIX=(
 		"psync_qd1_randread:stock stock_iopoll stock_hipri"
 		"psync_qd1_randwrite:stock"

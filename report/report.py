@@ -420,27 +420,38 @@ def make_summary(rows):
     }
 
 
+def boot_instance(run):
+    """The boot a run came from: its raw directory (raw-stock-2 is the second stock boot)."""
+    return os.path.dirname(run.get("source", "")) or run.get("boot", "main")
+
+
 def bootstrap_summary(runs, point):
     """Each summary value as {"median", "lo", "hi"}: the value from all reps, and the
-    BOOTSTRAP_LEVEL interval of the same value over resamples of the reps. A resample draws
-    reps with replacement per boot and keeps every mode of a drawn rep, so each ratio stays
-    a ratio of modes measured side by side."""
-    by_boot = {}
+    BOOTSTRAP_LEVEL interval of the same value over resamples. A resample draws reps with
+    replacement per boot and keeps every mode of a drawn rep, so each ratio stays a ratio of
+    modes measured side by side. Where a kind of boot ran more than once (alternated boots,
+    make bench BENCH_AB=N), it first draws that kind's boots with replacement, so the
+    interval holds the boot-to-boot noise too."""
+    by_kind = {}
     for run in runs:
-        by_boot.setdefault(run.get("boot", "main"), {}).setdefault(run["rep"], []).append(run)
+        boots = by_kind.setdefault(run.get("boot", "main"), {})
+        boots.setdefault(boot_instance(run), {}).setdefault(run["rep"], []).append(run)
     rng = random.Random(BOOTSTRAP_SEED)
     draws = {key: [] for key in point}
-    enough = min(len(reps) for reps in by_boot.values()) >= BOOTSTRAP_MIN_REPS
-    for _ in range(BOOTSTRAP_RESAMPLES if enough else 0):
+    fewest = min(len(reps) for boots in by_kind.values() for reps in boots.values())
+    for _ in range(BOOTSTRAP_RESAMPLES if fewest >= BOOTSTRAP_MIN_REPS else 0):
         sample = []
-        for reps in by_boot.values():
-            keys = sorted(reps)
-            for _ in keys:
-                sample += reps[rng.choice(keys)]
+        for boots in by_kind.values():
+            names = sorted(boots)
+            for name in names:
+                reps = boots[rng.choice(names) if len(names) > 1 else name]
+                keys = sorted(reps)
+                for _ in keys:
+                    sample += reps[rng.choice(keys)]
         for key, value in make_summary(make_rows(sample)).items():
             if value is not None:
                 draws[key].append(value)
-    if min(len(reps) for reps in by_boot.values()) < BOOTSTRAP_MIN_REPS:
+    if fewest < BOOTSTRAP_MIN_REPS:
         return {key: None if value is None else {"median": value, "lo": None, "hi": None}
                 for key, value in point.items()}
     tail = (1.0 - BOOTSTRAP_LEVEL) / 2.0
@@ -607,7 +618,8 @@ def make_markdown(rows, summary, meta, guest, host_load=None):
              "CPU is user+nice+system+irq+softirq time of all CPUs; per-I/O figures divide "
              "by the disk's completed I/Os over the whole run (ramp included). "
              "The idle=poll and stock 6.12 rows come from boots of their own, so ratios against "
-             "them cross boots, and their intervals hold the noise of the reps, not of the boots. "
+             "them cross boots; with one boot of a kind their intervals hold the noise of the reps, "
+             "not of the boots; with alternated boots (BENCH_AB) they resample the boots too. "
              "Modes: off is the IRQ path; on is iowait_poll spinning; adaptive is iowait_poll "
              "with iowait_poll_mode=adaptive (sleep on an hrtimer, then spin); irqsuppress is on "
              "with the queue's vector masked while a task polls (iowait_poll_irq_suppress); napi is "

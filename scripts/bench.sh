@@ -2,6 +2,9 @@
 # make bench: build the bench kernel and stock 6.12 with the same config, run the fio matrix
 # in one boot, the IRQ path in an idle=poll boot and every workload on stock 6.12, and
 # write results/<date-time>/ with results.json, report.md and latency.png.
+# BENCH_AB=N: instead, N pairs of alternated boots, the series with its knobs off, then
+# stock 6.12, each running the modes both have; the off ÷ stock intervals then resample
+# boots as well as reps, so they hold the boot-to-boot noise.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +22,8 @@ print(" ".join(w for w in sys.argv[2].replace(",", " ").split() if w not in WORK
 		die "BENCH_ROWS names '$unknown'; the workloads are those of WORKLOADS in report/report.py"
 fi
 rows_env=""
+ab=${BENCH_AB:-0}
+[[ $ab =~ ^[02-9]$ ]] || die "BENCH_AB=$ab is not valid; use 0 (one boot of each kind) or 2 to 9 pairs of boots"
 [ -z "$rows" ] || rows_env="BENCH_ROWS=\"${rows//,/ }\" "
 check_uint VCPUS "${VCPUS:=2}" 1 8
 export VCPUS
@@ -58,20 +63,35 @@ boot() {
 	stage_done
 }
 
-boot main bench ""
-boot idlepoll bench "idle=poll"
-boot stock stock ""
+if [ "$ab" = 0 ]; then
+	boot main bench ""
+	boot idlepoll bench "idle=poll"
+	boot stock stock ""
+	boots=("guest/bench.sh OUTDIR $size main"
+		"guest/bench.sh OUTDIR $size idlepoll (boot with idle=poll)"
+		"guest/bench.sh OUTDIR $size stock (stock 6.12, the bench config)")
+	accel_file=main-accel
+else
+	for ((i = 1; i <= ab; i++)); do
+		boot "offpath-$i" bench ""
+		boot "stock-$i" stock ""
+	done
+	boots=("guest/bench.sh OUTDIR $size offpath-N, then guest/bench.sh OUTDIR $size stock-N (stock 6.12), for N in 1..$ab")
+	accel_file=offpath-1-accel
+fi
 
 qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
-	"${qemu%%$'\n'*}" "$(cat "$results/main-accel")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
-	"$(nproc)" "$rows" <<'PY'
+	"${qemu%%$'\n'*}" "$(cat "$results/$accel_file")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
+	"$(nproc)" "$rows" "$ab" "${boots[@]}" <<'PY'
 import json
 import sys
 
-path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows = sys.argv[1:]
-make = f"make bench BENCH={bench_size}" + (f" BENCH_ROWS='{rows}'" if rows else "")
+path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows, ab = sys.argv[1:13]
+boots = sys.argv[13:]
+make = (f"make bench BENCH={bench_size}" + (f" BENCH_ROWS='{rows}'" if rows else "")
+        + (f" BENCH_AB={ab}" if ab != "0" else ""))
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
@@ -84,9 +104,8 @@ json.dump({
     "bench_size": bench_size,
     "host_cpus": int(host_cpus),
     "bench_rows": rows.replace(",", " ").split() or "all",
-    "commands": [make, f"guest/bench.sh OUTDIR {bench_size} main",
-                 f"guest/bench.sh OUTDIR {bench_size} idlepoll (boot with idle=poll)",
-                 f"guest/bench.sh OUTDIR {bench_size} stock (stock 6.12, the bench config)"],
+    "alternated_boot_pairs": int(ab),
+    "commands": [make] + boots,
 }, open(path, "w"), indent=2)
 PY
 python3 "$TOP/report/report.py" "$results"
