@@ -1,0 +1,67 @@
+#!/bin/bash
+# Guest-side profile: where the CPU time of a psync QD1 4 KiB randread goes in each mode
+# (off, on, irqsuppress) and with io_uring IOPOLL, from perf record -a -e cpu-clock with a
+# fixed period. Writes OUTDIR/profile-MODE.txt (perf report by dso and symbol) and
+# OUTDIR/profile.tsv (mode, I/Os, seconds, period); report/profile.py turns them into a
+# per-I/O table.
+# Run: scripts/vm.sh -p bench -o results/profile -- bash guest/profile.sh
+#      python3 report/profile.py results/profile
+# OUTDIR defaults to the boot's output directory (IOPOLL_OUT), the one the guest can write.
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+die() {
+	echo "profile.sh: error: $*" >&2
+	exit 1
+}
+
+[ $# -le 1 ] || die "usage: $0 [OUTDIR]"
+out=${1:-${IOPOLL_OUT:-}}
+[ -n "$out" ] || die "no OUTDIR, and IOPOLL_OUT is not set (not in the guest?)"
+mkdir -p "$out" || die "cannot create $out"
+command -v perf >/dev/null || die "perf is not installed (Debian: linux-perf)"
+disk=$(disk_by_serial iopoll-main) || die "no NVMe disk with serial iopoll-main"
+q=/sys/block/$disk/queue
+[ -e "$q/iowait_poll" ] || die "$q/iowait_poll is missing (not the iopoll kernel?)"
+trap 'reset_iowait_knobs "$disk"' EXIT
+
+RUNTIME=${RUNTIME:-8}
+PERIOD_NS=${PERIOD_NS:-100000}
+[[ $RUNTIME =~ ^[1-9][0-9]?$ ]] || die "RUNTIME=$RUNTIME is not 1-99 seconds"
+[[ $PERIOD_NS =~ ^[1-9][0-9]{4,6}$ ]] || die "PERIOD_NS=$PERIOD_NS is not 10000-9999999"
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+
+printf 'mode\tios\tseconds\tperiod_ns\tvcpus\n' >"$out/profile.tsv"
+for mode in off on irqsuppress iopoll; do
+	reset_iowait_knobs "$disk"
+	opts=(--ioengine=psync)
+	case $mode in
+	on) echo 1 >"$q/iowait_poll" ;;
+	irqsuppress)
+		echo 1 >"$q/iowait_poll"
+		echo 1 >"$q/iowait_poll_irq_suppress"
+		;;
+	iopoll) opts=(--ioengine=io_uring --hipri=1) ;;
+	esac
+	data=/tmp/perf-$mode.data
+	t0=$(date +%s%N)
+	# perf stops when fio exits: the profile covers the whole fio run.
+	timeout $((RUNTIME + 60)) perf record -q -a -e cpu-clock -c "$PERIOD_NS" -o "$data" -- \
+		fio --name=p --filename="/dev/$disk" --bs=4k --runtime="$RUNTIME" --time_based \
+		--size=4G --randrepeat=0 --norandommap --iodepth=1 --direct=1 --rw=randread \
+		"${opts[@]}" --output-format=terse --terse-version=3 >"/tmp/fio-$mode.txt" ||
+		die "perf record or fio failed in mode $mode"
+	t1=$(date +%s%N)
+	# terse v3: field 6 is the KiB read, 4 KiB per I/O.
+	ios=$(awk -F';' '{ print int($6 / 4) }' "/tmp/fio-$mode.txt")
+	[[ $ios =~ ^[0-9]+$ && $ios -gt 0 ]] || die "fio reported no I/Os in mode $mode"
+	secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+	printf '%s\t%s\t%s\t%s\t%s\n' "$mode" "$ios" "$secs" "$PERIOD_NS" "$(nproc)" >>"$out/profile.tsv"
+	perf report -q -i "$data" --stdio --no-children --sort dso,sym -F overhead,sample,dso,sym \
+		>"$out/profile-$mode.txt" 2>/dev/null || die "perf report failed in mode $mode"
+	echo "profile.sh: $mode: $ios I/Os in $secs s, $(wc -l <"$out/profile-$mode.txt") symbols"
+	rm -f "$data"
+done
