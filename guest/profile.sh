@@ -28,7 +28,7 @@ q=/sys/block/$disk/queue
 trap 'reset_iowait_knobs "$disk"' EXIT
 
 RUNTIME=${RUNTIME:-8}
-PERIOD_NS=${PERIOD_NS:-100000}
+PERIOD_NS=${PERIOD_NS:-250000}
 [[ $RUNTIME =~ ^[1-9][0-9]?$ ]] || die "RUNTIME=$RUNTIME is not 1-99 seconds"
 [[ $PERIOD_NS =~ ^[1-9][0-9]{4,6}$ ]] || die "PERIOD_NS=$PERIOD_NS is not 10000-9999999"
 echo 0 >/proc/sys/kernel/kptr_restrict
@@ -49,7 +49,7 @@ for mode in off on irqsuppress iopoll; do
 	data=/tmp/perf-$mode.data
 	t0=$(date +%s%N)
 	# perf stops when fio exits: the profile covers the whole fio run.
-	timeout $((RUNTIME + 60)) perf record -q -a -e cpu-clock -c "$PERIOD_NS" -o "$data" -- \
+	timeout $((RUNTIME + 60)) perf record -q -N -a -e cpu-clock -c "$PERIOD_NS" -o "$data" -- \
 		fio --name=p --filename="/dev/$disk" --bs=4k --runtime="$RUNTIME" --time_based \
 		--size=4G --randrepeat=0 --norandommap --iodepth=1 --direct=1 --rw=randread \
 		"${opts[@]}" --output-format=terse --terse-version=3 >"/tmp/fio-$mode.txt" ||
