@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Turn guest/profile.sh's output into a per-I/O CPU breakdown (markdown on stdout).
+"""Turn guest/profile.sh's output into a per-I/O time breakdown (markdown on stdout).
 
 usage: profile.py OUTDIR [TOP]
 
 OUTDIR holds profile.tsv and profile-MODE.txt (perf report -F overhead,sample,dso,sym).
-Each sample stands for PERIOD_NS of one vCPU's clock, idle included, so a symbol's
-samples x period / I/Os is the vCPU time it took per I/O; the vCPUs' clocks add up to
-vcpus x wall time. TOP symbols (default 25) by their largest cost in any mode are shown.
+perf sampled the clock of the CPU fio ran on, idle included, once per PERIOD_NS, so a
+symbol's samples x period / I/Os is that CPU's time in it per I/O, and all of them add up
+to the time per I/O under perf. TOP symbols (default 25) by their largest cost in any mode
+are shown.
 """
 import csv
 import os
@@ -56,9 +57,9 @@ def load(outdir):
         if not syms:
             sys.exit(f"profile.py: no samples in {path}")
         ios = int(run["ios"])
-        scale = int(run["period_ns"]) / 1000 / ios  # µs of vCPU clock per I/O per sample
+        scale = int(run["period_ns"]) / 1000 / ios  # µs of the CPU's clock per I/O per sample
         modes[run["mode"]] = {
-            "ios": ios, "seconds": float(run["seconds"]), "vcpus": int(run["vcpus"]),
+            "ios": ios, "seconds": float(run["seconds"]), "plain": float(run["iops_without_perf"]),
             "us": {k: n * scale for k, n in syms.items()}}
     return modes
 
@@ -73,9 +74,11 @@ def main():
     print("| | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
     print("| I/Os profiled | " + " | ".join(f"{modes[m]['ios']:,}" for m in names) + " |")
-    print("| I/Os per second (under perf) | " + " | ".join(
+    print("| IOPS without perf (the same fio command just before) | " + " | ".join(
+        f"{modes[m]['plain']:,.0f}" for m in names) + " |")
+    print("| IOPS under perf | " + " | ".join(
         f"{modes[m]['ios'] / modes[m]['seconds']:,.0f}" for m in names) + " |")
-    print("| vCPU µs per I/O, all | " + " | ".join(
+    print("| µs per I/O of fio's CPU, all | " + " | ".join(
         f"{sum(modes[m]['us'].values()):.1f}" for m in names) + " |")
     cats = {}
     for m in names:
