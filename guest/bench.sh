@@ -32,6 +32,9 @@
 #   stock_hipri stock 6.12, the same fio command (6.12 ignores RWF_HIPRI on sync I/O)
 set -euo pipefail
 
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
 die() {
 	echo "bench.sh: error: $*" >&2
 	exit 1
@@ -299,22 +302,8 @@ print(n, time.monotonic() - start)
 
 # setup_ext4: a fresh ext4 on the data disk with NFILES small files in nested dirs.
 setup_ext4() {
-	local i j k per_dir=$((NFILES / 200))
 	echo "bench.sh: creating $NFILES files on /dev/$DATA" >&2
-	mkdir -p "$EXT4_DIR"
-	if mountpoint -q "$EXT4_DIR"; then umount "$EXT4_DIR"; fi
-	mkfs.ext4 -q -F "/dev/$DATA"
-	mount "/dev/$DATA" "$EXT4_DIR"
-	for ((i = 0; i < 20; i++)); do
-		for ((j = 0; j < 10; j++)); do
-			mkdir -p "$EXT4_DIR/tree/d$i/e$j"
-			for ((k = 0; k < per_dir; k++)); do
-				echo "$i $j $k" >"$EXT4_DIR/tree/d$i/e$j/f$k"
-			done
-		done
-	done
-	umount "$EXT4_DIR"
-	mount "/dev/$DATA" "$EXT4_DIR"
+	make_ext4_tree "$DATA" "$EXT4_DIR" "$NFILES"
 }
 
 # metadata_walks: walk the tree cold, again and again for RUNTIME seconds.

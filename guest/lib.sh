@@ -30,3 +30,23 @@ reset_iowait_knobs() {
 	echo spin >"$q/iowait_poll_mode"
 	echo 200 >"$q/iowait_poll_budget_us"
 }
+
+# make_ext4_tree DISK DIR NFILES: a fresh ext4 on /dev/DISK, mounted on DIR, with NFILES
+# small files in 20 x 10 nested directories (DIR/tree), remounted so that nothing is cached.
+make_ext4_tree() {
+	local disk=$1 dir=$2 per_dir=$(($3 / 200)) i j k
+	mkdir -p "$dir"
+	if mountpoint -q "$dir"; then umount "$dir"; fi
+	mkfs.ext4 -q -F "/dev/$disk"
+	mount "/dev/$disk" "$dir"
+	for ((i = 0; i < 20; i++)); do
+		for ((j = 0; j < 10; j++)); do
+			mkdir -p "$dir/tree/d$i/e$j"
+			for ((k = 0; k < per_dir; k++)); do
+				echo "$i $j $k" >"$dir/tree/d$i/e$j/f$k"
+			done
+		done
+	done
+	umount "$dir"
+	mount "/dev/$disk" "$dir"
+}
