@@ -76,7 +76,7 @@ def main():
     print("| I/Os profiled | " + " | ".join(f"{modes[m]['ios']:,}" for m in names) + " |")
     print("| IOPS without perf (the same fio command just before) | " + " | ".join(
         f"{modes[m]['plain']:,.0f}" for m in names) + " |")
-    print("| IOPS under perf | " + " | ".join(
+    print("| I/Os per second of perf's wall time | " + " | ".join(
         f"{modes[m]['ios'] / modes[m]['seconds']:,.0f}" for m in names) + " |")
     print("| µs per I/O of fio's CPU, all | " + " | ".join(
         f"{sum(modes[m]['us'].values()):.1f}" for m in names) + " |")
