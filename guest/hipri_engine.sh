@@ -13,9 +13,6 @@ disk=$(disk_by_serial iopoll-main) ||
 	{ echo "hipri_engine.sh: no NVMe disk with serial iopoll-main" >&2; exit 1; }
 q=/sys/block/$disk/queue
 [ -e "$q/iowait_poll" ] || { echo "hipri_engine.sh: $q/iowait_poll is missing (not the iopoll kernel?)" >&2; exit 1; }
-waits() {
-	awk '$1 == "waits" { print $2 }' "/sys/kernel/debug/block/$disk/iowait_poll_stats"
-}
 trap 'reset_iowait_knobs "$disk"' EXIT
 
 REPS=${REPS:-10}
@@ -27,11 +24,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		echo "$poll" >"$q/iowait_poll"
 		opts=(--ioengine="$engine")
 		[ "$engine" = psync ] || opts+=(--hipri="$hipri")
-		w0=$(waits)
+		w0=$(iowait_stat "$disk" waits)
 		result=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=3 --time_based \
 			--ramp_time=0.5 --output-format=terse --terse-version=3 "${opts[@]}" \
 			--direct=1 --rw=randread |
 			awk -F';' '{ print "iops=" $8 " lat_mean_us=" $40 }')
-		echo "rep=$rep engine=$engine iowait_poll=$poll hipri=$hipri $result waits=$(($(waits) - w0))"
+		echo "rep=$rep engine=$engine iowait_poll=$poll hipri=$hipri $result waits=$(($(iowait_stat "$disk" waits) - w0))"
 	done
 done

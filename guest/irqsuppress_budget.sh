@@ -16,9 +16,6 @@ for f in iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap iowait_pol
 	[ -e "$q/$f" ] || { echo "irqsuppress_budget.sh: $q/$f is missing (not the iopoll kernel?)" >&2; exit 1; }
 done
 
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$disk/iowait_poll_stats"
-}
 trap 'reset_iowait_knobs "$disk"' EXIT
 
 REPS=${REPS:-3}
@@ -34,11 +31,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		irqsuppress) echo 1 >"$q/iowait_poll" && echo 1 >"$q/iowait_poll_irq_suppress" ;;
 		iopoll) engine=(--ioengine=io_uring --hipri=1) ;;
 		esac
-		i0=$(nvme_irq_count "$disk") w0=$(stat_of waits) b0=$(stat_of exit_budget)
+		i0=$(nvme_irq_count "$disk") w0=$(iowait_stat "$disk" waits) b0=$(iowait_stat "$disk" exit_budget)
 		result=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=4 --time_based \
 			--output-format=terse --terse-version=3 "${engine[@]}" --direct=1 --rw=randread |
 			awk -F';' '{ print "iops=" $8 " lat_mean_us=" $40 }')
-		i1=$(nvme_irq_count "$disk") w1=$(stat_of waits) b1=$(stat_of exit_budget)
+		i1=$(nvme_irq_count "$disk") w1=$(iowait_stat "$disk" waits) b1=$(iowait_stat "$disk" exit_budget)
 		echo "rep=$rep mode=$mode budget_us=$budget $result irqs=$((i1 - i0)) waits=$((w1 - w0)) budget_exits=$((b1 - b0))"
 	done
 done

@@ -21,6 +21,11 @@ nvme_irq_count() {
 	awk -v re="^${ctrl}q[1-9][0-9]*\$" '$NF ~ re { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i } END { print n + 0 }' /proc/interrupts
 }
 
+# iowait_stat DISK NAME: the counter NAME of DISK's iowait_poll_stats (debugfs).
+iowait_stat() {
+	awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/block/$1/iowait_poll_stats"
+}
+
 # reset_iowait_knobs DISK: every iowait_poll knob of DISK back to its default.
 reset_iowait_knobs() {
 	local q=/sys/block/$1/queue

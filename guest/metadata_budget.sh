@@ -24,9 +24,6 @@ NFILES=${NFILES:-20000}
 [[ $NFILES =~ ^[1-9][0-9]{2,5}$ ]] || die "NFILES=$NFILES is not 100-999999"
 dir=/tmp/iopoll-metadata
 
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$disk/iowait_poll_stats"
-}
 cleanup() {
 	reset_iowait_knobs "$disk"
 	if mountpoint -q "$dir"; then umount "$dir"; fi
@@ -43,11 +40,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		[ "$mode" = off ] || echo 1 >"$q/iowait_poll"
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
-		w0=$(stat_of waits) b0=$(stat_of exit_budget) s0=$(stat_of spin_ns)
+		w0=$(iowait_stat "$disk" waits) b0=$(iowait_stat "$disk" exit_budget) s0=$(iowait_stat "$disk" spin_ns)
 		t0=$(date +%s%N)
 		timeout 120 find "$dir/tree" -printf '%s\n' >/dev/null
 		t1=$(date +%s%N)
-		w1=$(stat_of waits) b1=$(stat_of exit_budget) s1=$(stat_of spin_ns)
+		w1=$(iowait_stat "$disk" waits) b1=$(iowait_stat "$disk" exit_budget) s1=$(iowait_stat "$disk" spin_ns)
 		echo "rep=$rep mode=$mode budget_us=$budget walk_ms=$(((t1 - t0) / 1000000))" \
 			"waits=$((w1 - w0)) budget_exits=$((b1 - b0)) spin_ms=$(((s1 - s0) / 1000000))"
 	done
