@@ -406,7 +406,8 @@ write_env() {
 # ---- matrix ----------------------------------------------------------------
 
 # "workload:mode mode ..." in run order.
-if [ "$BOOT" = main ]; then
+case $KIND in
+main)
 	MATRIX=(
 		"psync_qd1_randread:off on adaptive irqsuppress napi iopoll hipri"
 		"psync_qd1_randwrite:off on"
@@ -417,7 +418,15 @@ if [ "$BOOT" = main ]; then
 		"virtio_psync_qd1_randread:off on irqsuppress"
 		"virtio_buffered_randread:off on"
 	)
-elif [ "$KIND" = offpath ]; then
+	;;
+idlepoll)
+	MATRIX=(
+		"psync_qd1_randread:idlepoll"
+		"buffered_randread:idlepoll"
+	)
+	;;
+*)
+	# What stock 6.12 can run too; there the modes are stock, stock_iopoll, stock_hipri.
 	MATRIX=(
 		"psync_qd1_randread:off iopoll hipri"
 		"psync_qd1_randwrite:off"
@@ -428,23 +437,16 @@ elif [ "$KIND" = offpath ]; then
 		"virtio_psync_qd1_randread:off"
 		"virtio_buffered_randread:off"
 	)
-elif [ "$KIND" = stock ]; then
-	MATRIX=(
-		"psync_qd1_randread:stock stock_iopoll stock_hipri"
-		"psync_qd1_randwrite:stock"
-		"buffered_randread:stock"
-		"metadata_walk:stock"
-		"libaio_qd32_randread:stock"
-		"corunner:stock"
-		"virtio_psync_qd1_randread:stock"
-		"virtio_buffered_randread:stock"
-	)
-else
-	MATRIX=(
-		"psync_qd1_randread:idlepoll"
-		"buffered_randread:idlepoll"
-	)
-fi
+	if [ "$KIND" = stock ]; then
+		for i in "${!MATRIX[@]}"; do
+			read -ra modes <<<"${MATRIX[i]#*:}"
+			modes=("${modes[@]/#/stock_}")
+			modes=("${modes[@]/#stock_off/stock}")
+			MATRIX[i]="${MATRIX[i]%%:*}:${modes[*]}"
+		done
+	fi
+	;;
+esac
 
 # BENCH_ROWS: keep only the rows of the workloads it names (scripts/bench.sh
 # checks the names).
