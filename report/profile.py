@@ -83,8 +83,8 @@ def main():
     cats = {}
     for m in names:
         for (dso, sym), us in modes[m]["us"].items():
-            cats.setdefault(category(dso, sym), {}).setdefault(m, 0.0)
-            cats[category(dso, sym)][m] += us
+            row = cats.setdefault(category(dso, sym), {})
+            row[m] = row.get(m, 0.0) + us
     for cat in sorted(cats, key=lambda c: -max(cats[c].values())):
         print(f"| {cat} | " + " | ".join(f"{cats[cat].get(m, 0.0):.1f}" for m in names) + " |")
     print()
