@@ -16,7 +16,7 @@ def read_cover(text):
     if not subject:
         raise ValueError("no Subject: header")
     subject = re.sub(r"\n ", " ", subject.group(1))
-    subject = re.sub(r"^\[PATCH[^\]]*\] ", "", subject)
+    subject = re.sub(r"^\[(?:RFC )?PATCH[^\]]*\] ", "", subject)
     lines = body.split("\n")
     # The body ends where format-patch's shortlog starts: "Name (N):".
     end = len(lines)

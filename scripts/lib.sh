@@ -14,6 +14,11 @@ BASE_TAG=iopoll-base
 BRANCH=iopoll
 # The revision of the series that make export writes: [PATCH vN ...].
 SERIES_VERSION=2
+# The adaptive mode, an RFC set on top of the series: rfc/adaptive/, branch rfc-adaptive
+# in build/linux, checked out in build/rfc-tree.
+RFC_PATCHES=$TOP/rfc/adaptive
+RFC_BRANCH=rfc-adaptive
+RFC_TREE=$BUILD/rfc-tree
 
 # Fixed identity and dates so that commits and exports never churn.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
@@ -50,17 +55,19 @@ installed_source_version() {
 	dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || true
 }
 
-# The hash of everything in patches/ that a tree is built from.
+# series_patches [DIR]: the patches DIR/series lists (DIR: patches/), in order.
 series_patches() {
-	[ -f "$PATCHES/series" ] || return 0
-	grep -Ev '^[[:space:]]*(#|$)' "$PATCHES/series"
+	local dir=${1:-$PATCHES}
+	[ -f "$dir/series" ] || return 0
+	grep -Ev '^[[:space:]]*(#|$)' "$dir/series"
 }
 
-# The hash of everything in patches/ that a tree is built from.
+# patches_digest [DIR]: the hash of everything in DIR (patches/) that a tree is built from.
 patches_digest() {
+	local dir=${1:-$PATCHES}
 	local -a files
-	mapfile -t files < <(series_patches)
-	(cd "$PATCHES" && cat -- series "${files[@]}" 0000-cover-letter.patch 2>/dev/null) |
+	mapfile -t files < <(series_patches "$dir")
+	(cd "$dir" && cat -- series "${files[@]}" 0000-cover-letter.patch 2>/dev/null) |
 		sha256sum | cut -d' ' -f1
 }
 

@@ -53,25 +53,73 @@ apply_series() {
 	printf '%s %s\n' "$(patches_digest)" "$(git -C "$TREE" rev-parse HEAD)" >"$stamp"
 }
 
+# The RFC set on top of the series: branch rfc-adaptive, checked out in build/rfc-tree.
+apply_rfc() {
+	local rfc_stamp=$TREE/.git/iopoll-rfc-stamp digest head rfc_head patch out
+	[ -f "$RFC_PATCHES/series" ] || return 0
+	if [ -f "$rfc_stamp" ] && git -C "$TREE" rev-parse -q --verify "refs/heads/$RFC_BRANCH" >/dev/null; then
+		read -r digest head rfc_head <"$rfc_stamp"
+		if [ "$rfc_head" != "$(git -C "$TREE" rev-parse "$RFC_BRANCH")" ]; then
+			[ "$digest" = "$(patches_digest "$RFC_PATCHES")" ] ||
+				die "branch $RFC_BRANCH has commits that are not in rfc/adaptive/ and rfc/adaptive/ changed too; export or reset it by hand"
+			log "branch $RFC_BRANCH has commits not yet exported; keeping them (run 'scripts/export.sh rfc')"
+			return 0
+		fi
+		if [ "$digest" = "$(patches_digest "$RFC_PATCHES")" ] && [ "$head" = "$(git -C "$TREE" rev-parse "$BRANCH")" ]; then
+			log "build/rfc-tree is up to date with rfc/adaptive/"
+			return 0
+		fi
+	fi
+	log "applying rfc/adaptive/series on top of the series in build/rfc-tree (branch $RFC_BRANCH)"
+	if [ -d "$RFC_TREE" ]; then
+		[ -z "$(git -C "$RFC_TREE" status --porcelain --untracked-files=normal)" ] ||
+			die "$RFC_TREE has uncommitted changes; commit them there and run 'scripts/export.sh rfc', or discard them yourself"
+		git -C "$RFC_TREE" checkout -q -B "$RFC_BRANCH" "$BRANCH"
+	else
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q -B "$RFC_BRANCH" "$RFC_TREE" "$BRANCH"
+	fi
+	while read -r patch; do
+		[ -f "$RFC_PATCHES/$patch" ] || die "rfc/adaptive/series lists $patch, which does not exist"
+		if ! out=$(git -C "$RFC_TREE" am -q --keep-cr "$RFC_PATCHES/$patch" 2>&1); then
+			git -C "$RFC_TREE" am --abort >/dev/null 2>&1 || true
+			echo "$out" | grep -E '^(error|Patch failed)' >&2 || echo "$out" >&2
+			die "RFC patch $patch does not apply on top of the series (see the failing file above)"
+		fi
+	done < <(series_patches "$RFC_PATCHES")
+	git -C "$TREE" config "branch.$RFC_BRANCH.description" \
+		"$(python3 "$TOP/scripts/cover_letter.py" read "$RFC_PATCHES/0000-cover-letter.patch")"
+	printf '%s %s %s\n' "$(patches_digest "$RFC_PATCHES")" "$(git -C "$TREE" rev-parse "$BRANCH")" \
+		"$(git -C "$TREE" rev-parse "$RFC_BRANCH")" >"$rfc_stamp"
+	log "build/rfc-tree: $(git -C "$TREE" rev-list --count "$BRANCH..$RFC_BRANCH") RFC patches on the series"
+}
+
+# apply_series_if_needed: apply patches/ unless build/linux already holds it, or holds
+# commits not yet exported.
+apply_series_if_needed() {
+	local digest head
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=normal)" ]; then
+		die "build/linux has uncommitted changes; commit them there and run 'make export', or discard them yourself"
+	fi
+	if [ -f "$stamp" ]; then
+		read -r digest head <"$stamp"
+		if [ "$head" != "$(git -C "$TREE" rev-parse HEAD)" ]; then
+			[ "$digest" = "$(patches_digest)" ] ||
+				die "build/linux has commits that are not in patches/ and patches/ changed too; export or reset build/linux by hand"
+			log "build/linux has commits not yet exported; keeping them (run 'make export')"
+			return 0
+		fi
+		if [ "$digest" = "$(patches_digest)" ]; then
+			log "build/linux is up to date with patches/"
+			return 0
+		fi
+	fi
+	log "applying patches/series to build/linux"
+	apply_series
+	log "build/linux: $(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches on $LINUX_SOURCE_VERSION"
+}
+
 mkdir -p "$BUILD"
 [ -d "$TREE/.git" ] || extract_base
-
-if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=normal)" ]; then
-	die "build/linux has uncommitted changes; commit them there and run 'make export', or discard them yourself"
-fi
-if [ -f "$stamp" ]; then
-	read -r digest head <"$stamp"
-	if [ "$head" != "$(git -C "$TREE" rev-parse HEAD)" ]; then
-		[ "$digest" = "$(patches_digest)" ] ||
-			die "build/linux has commits that are not in patches/ and patches/ changed too; export or reset build/linux by hand"
-		log "build/linux has commits not yet exported; keeping them (run 'make export')"
-		exit 0
-	fi
-	if [ "$digest" = "$(patches_digest)" ]; then
-		log "build/linux is up to date with patches/"
-		exit 0
-	fi
-fi
-log "applying patches/series to build/linux"
-apply_series
-log "build/linux: $(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches on $LINUX_SOURCE_VERSION"
+apply_series_if_needed
+apply_rfc
