@@ -18,10 +18,9 @@
 # wall time, the queue knobs of the run, extra results) and, for fio rows,
 # <same name>.fio.json (fio json+).
 #
-# Modes (each run sets all four knobs of the disk, see mode_knobs):
+# Modes (each run sets all three knobs of the disk, see mode_knobs):
 #   off         the IRQ path (all knobs off)
 #   on          iowait_poll=1, spinning
-#   adaptive    iowait_poll=1, iowait_poll_mode=adaptive (sleep on an hrtimer, then spin)
 #   irqsuppress iowait_poll=1 with the queue's vector masked while a task polls
 #   napi        iowait_poll_submit_reap=1 only (a CQ pass on each submission)
 #   iopoll      knobs off, fio uses io_uring with hipri (a poll queue)
@@ -86,7 +85,7 @@ find_disk() {
 }
 
 # The per-queue knobs that every run sets, in the order set_knobs writes them.
-KNOBS=(iowait_poll_mode iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap)
+KNOBS=(iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap)
 
 # check_disk DISK: the sysfs and debugfs files of the feature must exist.
 check_disk() {
@@ -101,12 +100,11 @@ check_disk() {
 		/sys/kernel/debug/block/"$disk"/iowait_poll_stats; do
 		[ -e "$f" ] || die "$f is missing: is the iopoll kernel booted (and debugfs mounted)?"
 	done
-	# Every run sets all four knobs, so a kernel without one can run no mode.
+	# Every run sets all three knobs, so a kernel without one can run no mode.
 	for knob in "${KNOBS[@]}"; do
 		f=/sys/block/$disk/queue/$knob
 		[ -e "$f" ] && continue
 		case $knob in
-		iowait_poll_mode) need="mode adaptive" ;;
 		iowait_poll_irq_suppress) need="mode irqsuppress" ;;
 		iowait_poll_submit_reap) need="mode napi" ;;
 		*) need="every mode" ;;
@@ -133,17 +131,15 @@ command -v fio >/dev/null || die "fio is not installed"
 # mode_knobs MODE: the values of KNOBS for MODE, in KNOBS order.
 mode_knobs() {
 	case $1 in
-	off | iopoll | idlepoll | stock | stock_iopoll | hipri | stock_hipri) echo spin 0 0 0 ;;
-	on) echo spin 1 0 0 ;;
-	adaptive) echo adaptive 1 0 0 ;;
-	irqsuppress) echo spin 1 1 0 ;;
-	napi) echo spin 0 0 1 ;;
+	off | iopoll | idlepoll | stock | stock_iopoll | hipri | stock_hipri) echo 0 0 0 ;;
+	on) echo 1 0 0 ;;
+	irqsuppress) echo 1 1 0 ;;
+	napi) echo 0 0 1 ;;
 	*) die "mode $1 has no knob settings" ;;
 	esac
 }
 
-# read_knob DISK KNOB: the knob's value; "[b]" of a "a [b] c" style choice list
-# (0 on stock 6.12, which has no knob).
+# read_knob DISK KNOB: the knob's value (0 on stock 6.12, which has no knob).
 read_knob() {
 	local value
 	if [ "$KNOBLESS" -eq 1 ]; then
@@ -151,7 +147,6 @@ read_knob() {
 		return 0
 	fi
 	read -r value <"/sys/block/$1/queue/$2"
-	if [[ $value =~ \[([^]]*)\] ]]; then value=${BASH_REMATCH[1]}; fi
 	echo "$value"
 }
 
@@ -160,12 +155,12 @@ write_knob() {
 	echo "$3" >"/sys/block/$1/queue/$2" || die "cannot write '$3' to /sys/block/$1/queue/$2"
 }
 
-# Everything off, spinning (the kernel defaults), as KNOB=VALUE in write order:
-# the features first, iowait_poll last but one, the reverse of set_knobs.
-RESET_KNOBS=(iowait_poll_irq_suppress=0 iowait_poll_submit_reap=0 iowait_poll=0 iowait_poll_mode=spin)
+# Everything off (the kernel defaults), as KNOB=VALUE in write order:
+# the features first, iowait_poll last, the reverse of set_knobs.
+RESET_KNOBS=(iowait_poll_irq_suppress=0 iowait_poll_submit_reap=0 iowait_poll=0)
 
-# set_knobs DISK MODE: reset, then set KNOBS for MODE (the mode before
-# iowait_poll, iowait_poll before IRQ suppression) and check that they read back.
+# set_knobs DISK MODE: reset, then set KNOBS for MODE (iowait_poll before IRQ
+# suppression) and check that they read back.
 set_knobs() {
 	local disk=$1 mode=$2 values kv i got
 	local -a want
@@ -409,9 +404,9 @@ write_env() {
 case $KIND in
 main)
 	MATRIX=(
-		"psync_qd1_randread:off on adaptive irqsuppress napi iopoll hipri"
+		"psync_qd1_randread:off on irqsuppress napi iopoll hipri"
 		"psync_qd1_randwrite:off on"
-		"buffered_randread:off on irqsuppress adaptive"
+		"buffered_randread:off on irqsuppress"
 		"metadata_walk:off on"
 		"libaio_qd32_randread:off on napi"
 		"corunner:off on"

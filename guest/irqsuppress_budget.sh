@@ -12,7 +12,7 @@ set -euo pipefail
 disk=$(disk_by_serial iopoll-main) ||
 	{ echo "irqsuppress_budget.sh: no NVMe disk with serial iopoll-main" >&2; exit 1; }
 q=/sys/block/$disk/queue
-for f in iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap iowait_poll_mode iowait_poll_budget_us; do
+for f in iowait_poll iowait_poll_irq_suppress iowait_poll_submit_reap iowait_poll_budget_us; do
 	[ -e "$q/$f" ] || { echo "irqsuppress_budget.sh: $q/$f is missing (not the iopoll kernel?)" >&2; exit 1; }
 done
 

@@ -32,7 +32,6 @@ reset_iowait_knobs() {
 	echo 0 >"$q/iowait_poll"
 	echo 0 >"$q/iowait_poll_irq_suppress"
 	echo 0 >"$q/iowait_poll_submit_reap"
-	echo spin >"$q/iowait_poll_mode"
 	echo 200 >"$q/iowait_poll_budget_us"
 }
 

@@ -22,10 +22,10 @@ import tempfile
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
              "metadata_walk", "libaio_qd32_randread", "corunner",
              "virtio_psync_qd1_randread", "virtio_buffered_randread"]
-MODES = ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
+MODES = ["off", "on", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
          "stock_iopoll", "stock_hipri"]
 MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
-               "adaptive": "adaptive (sleep, then spin)", "irqsuppress": "irqsuppress (spin, IRQ masked)",
+               "irqsuppress": "irqsuppress (spin, IRQ masked)",
                "napi": "napi (reap on submit)",
                "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot",
                "hipri": "RWF_HIPRI, iowait_poll off",
@@ -34,9 +34,6 @@ MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
 EXITS = ["exit_woken", "exit_reaped", "exit_resched", "exit_busy",
          "exit_budget", "exit_signal", "exit_error"]
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p99.9": 99.9}
-# iowait_poll_stats lines that are gauges, not counters: reported as their value
-# after the run (poll_gauges), never as a delta.
-GAUGES = ["ewma_ns"]
 # /proc/stat cpu columns counted as busy: user nice system irq softirq.
 BUSY_COLUMNS = [0, 1, 2, 5, 6]
 
@@ -51,9 +48,6 @@ SUMMARY = [
     ("metadata_off_vs_on", "ext4 metadata walk time, off ÷ on", (">=", 1.25)),
     ("libaio_qd32_on_vs_off", "libaio QD32 randread IOPS, on ÷ off", (">=", 0.98)),
     ("corunner_on_vs_off", "co-runner iterations/s, on ÷ off", (">=", 0.95)),
-    ("adaptive_win_share", "psync QD1 randread: share of the mean-latency win of on kept by adaptive, "
-     "(off − adaptive) ÷ (off − on) of fio's mean total latency", (">=", 0.80)),
-    ("adaptive_cpu_share", "psync QD1 randread CPU µs/IO, adaptive ÷ on", ("<=", 0.50)),
     ("psync_qd1_irqsuppress_vs_iopoll", "psync QD1 randread IOPS, irqsuppress ÷ io_uring IOPOLL",
      (">=", 0.95)),
     ("psync_qd1_irqsuppress_vs_off", "psync QD1 randread IOPS, irqsuppress ÷ off", (">=", 2.0)),
@@ -71,8 +65,6 @@ SUMMARY = [
     ("napi_qd32_vs_off", "libaio QD32 randread IOPS, napi ÷ off", None),
     ("napi_qd32_cpu_off_vs_napi", "libaio QD32 randread CPU µs/IO, off ÷ napi", None),
     ("irq_per_io_irqsuppress_psync_qd1", "psync QD1 irqsuppress: IRQs per I/O", None),
-    ("adaptive_hybrid_sleeps_per_io", "psync QD1 adaptive: hrtimer sleeps per I/O "
-     "(hybrid_sleeps ÷ I/Os; a wait whose timer ends first sleeps, then polls)", None),
     # The series with its knobs off against stock 6.12 (another boot): no cost when off.
     ("off_vs_stock_psync_qd1", "psync QD1 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
     ("iopoll_vs_stock_psync_qd1", "psync QD1 randread io_uring IOPOLL IOPS, series ÷ stock 6.12",
@@ -268,9 +260,8 @@ def run_metrics(run):
         m["wall_s"] = (after["t_ns"] - before["t_ns"]) / 1e9
 
     stats0, stats1 = before.get("poll_stats", {}), after.get("poll_stats", {})
-    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1 if k not in GAUGES}
+    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1}
     m["poll_delta"] = delta
-    m["poll_gauges"] = {k: stats1[k] for k in GAUGES if k in stats1}
     waits = delta.get("waits", 0)
     if waits:
         m["nosleep_share"] = sum(delta.get(k, 0) for k in ("exit_woken", "exit_reaped", "exit_signal")) / waits
@@ -279,8 +270,6 @@ def run_metrics(run):
         m["nosleep_share"] = None
         m["exit_shares"] = {}
     m["reaped_share"] = ratio(delta.get("reaped", 0), m["ios"]) if delta else None
-    # Per I/O, not per polled wait: a sleep that the I/O ends is not followed by a poll.
-    m["hybrid_sleeps_per_io"] = ratio(delta["hybrid_sleeps"], m["ios"]) if "hybrid_sleeps" in delta else None
     m["submit_reaped_share"] = ratio(delta["submit_reaped"], m["ios"]) if "submit_reaped" in delta else None
 
     if run.get("walk_s"):
@@ -330,10 +319,7 @@ def make_rows(runs):
             "irq_per_io": median_of(m.get("irq_per_io") for m in ms),
             "nosleep_share": median_of(m.get("nosleep_share") for m in ms),
             "reaped_share": median_of(m.get("reaped_share") for m in ms),
-            "hybrid_sleeps_per_io": median_of(m.get("hybrid_sleeps_per_io") for m in ms),
             "submit_reaped_share": median_of(m.get("submit_reaped_share") for m in ms),
-            "ewma_us": median_of(m["poll_gauges"]["ewma_ns"] / 1000.0
-                                 if "ewma_ns" in m.get("poll_gauges", {}) else None for m in ms),
             "exit_shares": {k: median_of(m["exit_shares"].get(k) for m in ms) for k in EXITS},
             "walk_s": spread(m.get("walk_s") for m in ms),
             "corunner_iter_per_s": spread(m.get("corunner_iter_per_s") for m in ms),
@@ -359,11 +345,6 @@ def make_summary(rows):
     def cpu(w, m):
         return row_value(rows, w, m, "cpu_us_per_io")
     p, q32, buf = "psync_qd1_randread", "libaio_qd32_randread", "buffered_randread"
-    lat_off, lat_on, lat_adaptive = (row_value(rows, p, m, "lat_mean_us") for m in ("off", "on", "adaptive"))
-    # The share of on's mean-latency win over off that adaptive keeps; no win, no share.
-    win_share = None
-    if None not in (lat_off, lat_on, lat_adaptive) and lat_off - lat_on > 0:
-        win_share = (lat_off - lat_adaptive) / (lat_off - lat_on)
     napi_iops = ratio(iops(q32, "napi"), iops(q32, "off"))
     napi_cpu = ratio(cpu(q32, "off"), cpu(q32, "napi"))
     vp, vbuf = "virtio_psync_qd1_randread", "virtio_buffered_randread"
@@ -382,8 +363,6 @@ def make_summary(rows):
         "reaped_share_psync_qd1": row_value(rows, p, "on", "reaped_share"),
         "psync_qd1_randwrite_on_vs_off": ratio(iops("psync_qd1_randwrite", "on"), iops("psync_qd1_randwrite", "off")),
         "corunner_fio_on_vs_off": ratio(iops("corunner", "on"), iops("corunner", "off")),
-        "adaptive_win_share": win_share,
-        "adaptive_cpu_share": ratio(cpu(p, "adaptive"), cpu(p, "on")),
         "psync_qd1_irqsuppress_vs_iopoll": ratio(iops(p, "irqsuppress"), iops(p, "iopoll")),
         "psync_qd1_irqsuppress_vs_off": ratio(iops(p, "irqsuppress"), iops(p, "off")),
         "buffered_irqsuppress_vs_off": ratio(iops(buf, "irqsuppress"), iops(buf, "off")),
@@ -393,7 +372,6 @@ def make_summary(rows):
         "napi_qd32_gain": max(napi_iops, napi_cpu) if None not in (napi_iops, napi_cpu) else None,
         "napi_qd1_vs_off": ratio(iops(p, "napi"), iops(p, "off")),
         "irq_per_io_irqsuppress_psync_qd1": row_value(rows, p, "irqsuppress", "irq_per_io"),
-        "adaptive_hybrid_sleeps_per_io": row_value(rows, p, "adaptive", "hybrid_sleeps_per_io"),
         "off_vs_stock_psync_qd1": ratio(iops(p, "off"), iops(p, "stock")),
         "iopoll_vs_stock_psync_qd1": ratio(iops(p, "iopoll"), iops(p, "stock_iopoll")),
         "hipri_vs_off_psync_qd1": ratio(iops(p, "hipri"), iops(p, "off")),
@@ -560,10 +538,10 @@ def workload_table(workload, rows):
 # (title, workload, modes) of the "Modes side by side" tables.
 SIDE_BY_SIDE = [
     ("psync QD1 4 KiB randread", "psync_qd1_randread",
-     ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
+     ["off", "on", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
       "stock_iopoll", "stock_hipri"]),
     ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
-    ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "adaptive", "irqsuppress"]),
+    ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "irqsuppress"]),
     ("virtio-blk psync QD1 4 KiB randread", "virtio_psync_qd1_randread", ["off", "on", "irqsuppress", "stock"]),
     ("virtio-blk buffered cold 4 KiB randread", "virtio_buffered_randread", ["off", "on", "stock"]),
 ]
@@ -620,8 +598,7 @@ def make_markdown(rows, summary, meta, guest, host_load=None):
              "The idle=poll and stock 6.12 rows come from boots of their own, so ratios against "
              "them cross boots; with one boot of a kind their intervals hold the noise of the reps, "
              "not of the boots; with alternated boots (BENCH_AB) they resample the boots too. "
-             "Modes: off is the IRQ path; on is iowait_poll spinning; adaptive is iowait_poll "
-             "with iowait_poll_mode=adaptive (sleep on an hrtimer, then spin); irqsuppress is on "
+             "Modes: off is the IRQ path; on is iowait_poll spinning; irqsuppress is on "
              "with the queue's vector masked while a task polls (iowait_poll_irq_suppress); napi is "
              "iowait_poll_submit_reap alone (a completion-queue pass on each submission); io_uring "
              "IOPOLL is fio's io_uring with hipri on a poll queue; RWF_HIPRI is fio's pvsync2 with "

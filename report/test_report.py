@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -47,15 +48,11 @@ class TempResults(unittest.TestCase):
             return json.load(f)["jobs"][0]["read"]
 
     def set_fio(self, name, raw="raw", **fields):
-        """Overwrite fields of the read direction that fio reported for one sample run;
-        lat_mean_us sets lat_ns.mean."""
+        """Overwrite fields of the read direction that fio reported for one sample run."""
         path = os.path.join(self.dir, raw, name + ".fio.json")
         with open(path) as f:
             fio = json.load(f)
-        read = fio["jobs"][0]["read"]
-        if "lat_mean_us" in fields:
-            read["lat_ns"]["mean"] = 1000.0 * fields.pop("lat_mean_us")
-        read.update(fields)
+        fio["jobs"][0]["read"].update(fields)
         with open(path, "w") as f:
             json.dump(fio, f)
 
@@ -135,43 +132,24 @@ class TestRunMetrics(TempResults):
 
     def test_lat_mean_comes_from_fio(self):
         runs = {r["source"]: r for r in report.load_runs(self.dir)}
-        for name in ("psync_qd1_randread__adaptive__r1", "libaio_qd32_randread__napi__r1"):
+        for name in ("psync_qd1_randread__irqsuppress__r1", "libaio_qd32_randread__napi__r1"):
             m = report.run_metrics(runs[f"raw/{name}.json"])
             self.assertAlmostEqual(m["lat_mean_us"], self.fio_of(name)["lat_ns"]["mean"] / 1000)
 
     def test_new_mode_counters(self):
-        # make_samples.py: adaptive 80 % hybrid sleeps, 20 µs CPU/IO; irqsuppress 0.05 IRQ/IO;
-        # napi submit_reaped = 50 % of the I/Os and no polled waits.
+        # make_samples.py: irqsuppress 0.05 IRQ/IO; napi submit_reaped = 50 % of the I/Os,
+        # 40 µs CPU/IO and no polled waits.
         runs = {r["source"]: r for r in report.load_runs(self.dir)}
-        adaptive = report.run_metrics(runs["raw/psync_qd1_randread__adaptive__r1.json"])
-        ios = self.ios_of("psync_qd1_randread__adaptive__r1")
-        self.assertAlmostEqual(adaptive["hybrid_sleeps_per_io"], (4 * ios // 5) / ios)
-        self.assertAlmostEqual(adaptive["cpu_us_per_io"], (2 * ios // 1000) * 1e4 / ios)
-        self.assertEqual(adaptive["poll_delta"]["hybrid_timer_ends"], 3 * ios // 4)
         irqs = report.run_metrics(runs["raw/psync_qd1_randread__irqsuppress__r1.json"])
         ios = self.ios_of("psync_qd1_randread__irqsuppress__r1")
         self.assertAlmostEqual(irqs["irq_per_io"], (50 * ios // 1000) / ios)
         self.assertEqual(irqs["poll_delta"]["irq_held"], ios - ios // 20)
-        self.assertEqual(irqs["hybrid_sleeps_per_io"], 0.0)  # no hybrid sleeps in spin mode
         napi = report.run_metrics(runs["raw/psync_qd1_randread__napi__r1.json"])
         ios = self.ios_of("psync_qd1_randread__napi__r1")
         self.assertIsNone(napi["nosleep_share"])
-        self.assertEqual(napi["hybrid_sleeps_per_io"], 0.0)  # no polled waits, no sleeps
+        self.assertEqual(napi["poll_delta"]["waits"], 0)  # no polled waits
+        self.assertAlmostEqual(napi["cpu_us_per_io"], (4 * ios // 1000) * 1e4 / ios)
         self.assertAlmostEqual(napi["submit_reaped_share"], (ios // 2) / ios)
-
-    def test_ewma_is_a_gauge_not_a_counter(self):
-        # The learned completion time may fall during a run: no delta, its value after the run.
-        stats = {n: 0 for n in report.EXITS + ["waits", "reaped"]}
-        run = {"workload": "w", "mode": "adaptive", "rep": 1,
-               "before": {"poll_stats": dict(stats, ewma_ns=50000), "diskstat": [0] * 11},
-               "after": {"poll_stats": dict(stats, waits=10, exit_woken=10, ewma_ns=30000),
-                         "diskstat": [10] + [0] * 10}}
-        m = report.run_metrics(run)
-        self.assertNotIn("ewma_ns", m["poll_delta"])
-        self.assertEqual(m["poll_gauges"], {"ewma_ns": 30000})
-        self.assertEqual(m["poll_delta"]["waits"], 10)
-        row = report.make_rows([dict(run, metrics=m)])[0]
-        self.assertAlmostEqual(row["ewma_us"], 30.0)
 
     def test_old_counters_without_new_lines(self):
         # Runs from a kernel without the new stats lines: the new per-run fields are None.
@@ -180,9 +158,9 @@ class TestRunMetrics(TempResults):
                "before": {"poll_stats": stats, "diskstat": [0] * 11},
                "after": {"poll_stats": dict(stats, waits=4, exit_woken=4), "diskstat": [4] + [0] * 10}}
         m = report.run_metrics(run)
-        self.assertIsNone(m["hybrid_sleeps_per_io"])
         self.assertIsNone(m["submit_reaped_share"])
-        self.assertEqual(m["poll_gauges"], {})
+        # Every stats line is a counter: its delta over the run.
+        self.assertEqual(m["poll_delta"], dict(stats, waits=4, exit_woken=4))
 
     def test_clat_cdf_ends_at_one_and_rises(self):
         runs = report.load_runs(self.dir)
@@ -232,21 +210,19 @@ class TestSummary(TempResults):
     def test_mode_order(self):
         rows = report.build(self.dir)[0]["rows"]
         modes = [r["mode"] for r in rows if r["workload"] == "psync_qd1_randread"]
-        self.assertEqual(modes, ["off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri",
+        self.assertEqual(modes, ["off", "on", "irqsuppress", "napi", "iopoll", "hipri",
                                  "idlepoll", "stock", "stock_iopoll", "stock_hipri"])
 
     def test_new_mode_ratios(self):
         p = "psync_qd1_randread"
         for rep in (1, 2):
-            for mode, iops, lat in (("off", 100.0, 100.0), ("on", 150.0, 60.0), ("adaptive", 140.0, 68.0),
-                                    ("irqsuppress", 160.0, 55.0), ("napi", 98.0, 101.0),
-                                    ("iopoll", 170.0, 50.0), ("hipri", 144.0, 62.0)):
-                self.set_fio(f"{p}__{mode}__r{rep}", iops=iops, lat_mean_us=lat)
-            self.set_fio(f"{p}__stock_hipri__r{rep}", iops=96.0, lat_mean_us=104.0, raw="raw-stock")
+            for mode, iops in (("off", 100.0), ("on", 150.0), ("irqsuppress", 160.0), ("napi", 98.0),
+                               ("iopoll", 170.0), ("hipri", 144.0)):
+                self.set_iops(f"{p}__{mode}__r{rep}", iops)
+            self.set_iops(f"{p}__stock_hipri__r{rep}", 96.0, raw="raw-stock")
         self.set_iops("libaio_qd32_randread__off__r1", 1000.0)
         self.set_iops("libaio_qd32_randread__napi__r1", 990.0)
         s = point(report.build(self.dir)[0]["summary"])
-        self.assertAlmostEqual(s["adaptive_win_share"], (100.0 - 68.0) / (100.0 - 60.0))
         self.assertAlmostEqual(s["psync_qd1_irqsuppress_vs_iopoll"], 160.0 / 170.0)
         self.assertAlmostEqual(s["psync_qd1_irqsuppress_vs_off"], 1.6)
         self.assertAlmostEqual(s["napi_qd1_vs_off"], 0.98)
@@ -255,33 +231,15 @@ class TestSummary(TempResults):
         self.assertAlmostEqual(s["hipri_vs_stock_psync_qd1"], 1.5)
         self.assertAlmostEqual(s["nosleep_share_hipri_psync_qd1"], 0.95, places=2)
         self.assertAlmostEqual(s["napi_qd32_vs_off"], 0.99)
-        # CPU per I/O: adaptive 2, on 5, libaio off 5, napi 4 busy jiffies per 1000 I/Os.
-        cpu = {j: (lambda ios, j=j: (j * ios // 1000) * 1e4 / ios) for j in (2, 4, 5)}
-        self.assertAlmostEqual(s["adaptive_cpu_share"],
-                               self.per_run(p, "adaptive", cpu[2]) / self.per_run(p, "on", cpu[5]))
+        # CPU per I/O: libaio off 5, napi 4 busy jiffies per 1000 I/Os.
+        cpu = {j: (lambda ios, j=j: (j * ios // 1000) * 1e4 / ios) for j in (4, 5)}
         cpu_off_vs_napi = (self.per_run("libaio_qd32_randread", "off", cpu[5])
                            / self.per_run("libaio_qd32_randread", "napi", cpu[4]))
         self.assertAlmostEqual(s["napi_qd32_cpu_off_vs_napi"], cpu_off_vs_napi)
         self.assertAlmostEqual(s["napi_qd32_gain"], max(0.99, cpu_off_vs_napi))
         self.assertAlmostEqual(s["irq_per_io_irqsuppress_psync_qd1"],
                                self.per_run(p, "irqsuppress", lambda ios: (50 * ios // 1000) / ios))
-        self.assertAlmostEqual(s["adaptive_hybrid_sleeps_per_io"],
-                               self.per_run(p, "adaptive", lambda ios: (4 * ios // 5) / ios))
         self.assertIsNone(s["irqsuppress_buffered_vs_spin"])  # no buffered runs in the samples
-
-    def test_adaptive_win_share_needs_a_win(self):
-        p = "psync_qd1_randread"
-        for rep in (1, 2):
-            for mode, lat in (("off", 100.0), ("on", 100.0), ("adaptive", 80.0)):
-                self.set_fio(f"{p}__{mode}__r{rep}", lat_mean_us=lat)
-        self.assertIsNone(point(report.build(self.dir)[0]["summary"])["adaptive_win_share"])
-        for rep in (1, 2):
-            self.set_fio(f"{p}__on__r{rep}", lat_mean_us=120.0)
-        self.assertIsNone(point(report.build(self.dir)[0]["summary"])["adaptive_win_share"])
-        for rep in (1, 2):
-            os.remove(os.path.join(self.dir, "raw", f"{p}__adaptive__r{rep}.json"))
-            self.set_fio(f"{p}__on__r{rep}", lat_mean_us=50.0)
-        self.assertIsNone(point(report.build(self.dir)[0]["summary"])["adaptive_win_share"])
 
     def test_buffered_irqsuppress_vs_spin(self):
         for mode, iops in (("on", 200.0), ("irqsuppress", 196.0)):
@@ -297,11 +255,10 @@ class TestSummary(TempResults):
         for key in ("psync_qd1_on_vs_off", "psync_qd1_on_vs_iopoll", "buffered_on_vs_off",
                     "metadata_off_vs_on", "libaio_qd32_on_vs_off", "corunner_on_vs_off",
                     "psync_qd1_on_vs_idlepoll", "nosleep_share_psync_qd1",
-                    "reaped_share_psync_qd1", "adaptive_win_share", "adaptive_cpu_share",
+                    "reaped_share_psync_qd1",
                     "psync_qd1_irqsuppress_vs_iopoll", "psync_qd1_irqsuppress_vs_off", "irqsuppress_buffered_vs_spin",
                     "napi_qd32_vs_off", "napi_qd32_cpu_off_vs_napi", "napi_qd32_gain",
-                    "napi_qd1_vs_off", "irq_per_io_irqsuppress_psync_qd1",
-                    "adaptive_hybrid_sleeps_per_io"):
+                    "napi_qd1_vs_off", "irq_per_io_irqsuppress_psync_qd1"):
             self.assertIn(key, results["summary"])
         self.assertEqual(sorted(results["summary"]), sorted(k for k, _, _ in report.SUMMARY))
         run = next(r for r in results["runs"] if r["mode"] == "irqsuppress")
@@ -334,7 +291,7 @@ class TestMarkdown(TempResults):
         section = md.split("## Modes side by side (psync QD1 4 KiB randread)")[1].split("\n## ")[0]
         labels = [line.split(" | ")[0][2:] for line in section.splitlines() if line.startswith("| ")][1:]
         self.assertEqual(labels, [report.MODE_LABELS[m] for m in
-                                  ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri",
+                                  ("off", "on", "irqsuppress", "napi", "iopoll", "hipri",
                                    "idlepoll", "stock", "stock_iopoll", "stock_hipri")])
         self.assertNotIn("Not run", section)
         iops = self.fio_of("psync_qd1_randread__off__r1")["iops"], self.fio_of("psync_qd1_randread__off__r2")["iops"]
@@ -343,27 +300,33 @@ class TestMarkdown(TempResults):
         section = md.split("## Modes side by side (libaio QD32 4 KiB randread)")[1].split("\n## ")[0]
         self.assertIn("| napi (reap on submit) |", section)
         self.assertNotIn("## Modes side by side (buffered", md)  # no buffered runs in the samples
-        self.assertIn("| adaptive_cpu_share |", md)
-        self.assertIn("| ≤ 0.50 |", md)
+        self.assertIn("| psync_qd1_irqsuppress_vs_off |", md)
+        self.assertIn("| ≥ 2.00 |", md)
         self.assertIn("| napi_qd32_gain |", md)
 
     def test_goal_comparisons(self):
         def iv(median, lo, hi):
             return {"median": median, "lo": lo, "hi": hi}
         summary = {key: None for key, _, _ in report.SUMMARY}
-        summary.update(adaptive_cpu_share=iv(0.45, 0.40, 0.50), adaptive_win_share=iv(0.85, 0.79, 0.90),
+        summary.update(buffered_irqsuppress_vs_off=iv(1.6, 1.55, 1.7), buffered_on_vs_off=iv(1.45, 1.38, 1.5),
                        napi_qd32_gain=iv(1.1, 1.0, 1.2), psync_qd1_irqsuppress_vs_off=iv(2.1, 2.05, 2.2),
                        napi_qd1_vs_off=iv(0.9, 0.85, 0.96))
         md = report.make_markdown([], summary, {}, {})
-        self.assertIn("| adaptive_cpu_share | 0.450 [0.400, 0.500] | ≤ 0.50 | met |", md)
-        self.assertIn("| adaptive_win_share | 0.850 [0.790, 0.900] | ≥ 0.80 | inside the noise |", md)
+        self.assertIn("| buffered_irqsuppress_vs_off | 1.600 [1.550, 1.700] | ≥ 1.55 | met |", md)
+        self.assertIn("| buffered_on_vs_off | 1.450 [1.380, 1.500] | ≥ 1.40 | inside the noise |", md)
         self.assertIn("| napi_qd32_gain | 1.100 [1.000, 1.200] | > 1.00 | inside the noise |", md)
         self.assertIn("| psync_qd1_irqsuppress_vs_off | 2.100 [2.050, 2.200] | ≥ 2.00 | met |", md)
         self.assertIn("| napi_qd1_vs_off | 0.900 [0.850, 0.960] | ≥ 0.97 | missed |", md)
         self.assertIn("within run-to-run noise (3 %)", md)
-        summary["adaptive_cpu_share"] = iv(0.55, 0.51, 0.60)
-        self.assertIn("| adaptive_cpu_share | 0.550 [0.510, 0.600] | ≤ 0.50 | missed |",
+        summary["buffered_on_vs_off"] = iv(1.35, 1.30, 1.39)
+        self.assertIn("| buffered_on_vs_off | 1.350 [1.300, 1.390] | ≥ 1.40 | missed |",
                       report.make_markdown([], summary, {}, {}))
+        # No key has a "≤" goal now: an upper bound is met only when the whole interval is under it.
+        with mock.patch.object(report, "SUMMARY", [("cpu_share", "CPU µs/IO, a ÷ b", ("<=", 0.50))]):
+            for value, status in ((iv(0.45, 0.40, 0.50), "met"), (iv(0.50, 0.45, 0.55), "inside the noise"),
+                                  (iv(0.55, 0.51, 0.60), "missed")):
+                self.assertIn(f"| cpu_share | {report.fmt_interval(value)} | ≤ 0.50 | {status} |",
+                              report.make_markdown([], {"cpu_share": value}, {}, {}))
         busy = {"main": {"seconds": 60, "other_cpus": 1.9, "qemu_cpus": 2.0, "load1_before": 3.0,
                          "load1_after": 4.0, "busy": True}}
         md = report.make_markdown([], summary, {}, {}, busy)
@@ -374,15 +337,14 @@ class TestMarkdown(TempResults):
     def test_results_without_new_modes(self):
         # Results from before the new modes: no such runs, no new stats lines, no knobs.
         for path in glob.glob(os.path.join(self.dir, "raw*", "*.json")):
-            if any(f"__{m}__" in path for m in ("adaptive", "irqsuppress", "napi")):
+            if any(f"__{m}__" in path for m in ("irqsuppress", "napi")):
                 os.remove(path)
             elif not path.endswith(".fio.json"):
                 with open(path) as f:
                     run = json.load(f)
                 run.pop("knobs")
                 for snap in (run["before"], run["after"]):
-                    for k in ("hybrid_sleeps", "hybrid_timer_ends", "ewma_ns", "irq_held",
-                              "irq_rearmed", "submit_reaped"):
+                    for k in ("irq_held", "irq_rearmed", "submit_reaped"):
                         snap["poll_stats"].pop(k, None)
                 with open(path, "w") as f:
                     json.dump(run, f)
@@ -390,15 +352,15 @@ class TestMarkdown(TempResults):
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(os.path.join(self.dir, "results.json")) as f:
             s = point(json.load(f)["summary"])
-        for key in ("adaptive_win_share", "adaptive_cpu_share", "psync_qd1_irqsuppress_vs_iopoll",
-                    "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1", "adaptive_hybrid_sleeps_per_io"):
+        for key in ("psync_qd1_irqsuppress_vs_iopoll", "psync_qd1_irqsuppress_vs_off",
+                    "napi_qd32_gain", "irq_per_io_irqsuppress_psync_qd1"):
             self.assertIsNone(s[key], key)
         self.assertIsNotNone(s["psync_qd1_on_vs_off"])
         with open(os.path.join(self.dir, "report.md")) as f:
             md = f.read()
-        self.assertIn("Not run: adaptive, irqsuppress, napi.", md)
+        self.assertIn("Not run: irqsuppress, napi.", md)
         self.assertIn("Not run: napi.", md)
-        self.assertIn("| adaptive_cpu_share | – | ≤ 0.50 | no data |", md)
+        self.assertIn("| psync_qd1_irqsuppress_vs_off | – | ≥ 2.00 | no data |", md)
         self.assertIn("| on (iowait_poll) | 2 |", md)
 
     def test_missing_meta_fields_say_unknown(self):

@@ -10,14 +10,11 @@ per-I/O figures are known exactly (see test_report.py):
   on:   0.01 ctx switches and 1 IRQ per I/O; every I/O a polled wait,
         95 % exit_woken, 5 % exit_budget; reaped = 3 per 1000 I/Os
   hipri: the counters of on, with the knobs of off (RWF_HIPRI polls the waits)
-  adaptive: as on, but 0.8 ctx switches per I/O, 2 busy jiffies per 1000 I/Os,
-        hybrid_sleeps = 80 % and hybrid_timer_ends = 75 % of the waits
   irqsuppress: as on, but 0.05 IRQs per I/O; irq_held = 95 %, irq_rearmed = 5 %
         of the waits
   napi: no polled waits, 1 ctx switch and 0.5 IRQs per I/O, submit_reaped = 50 %
         of the I/Os, 4 busy jiffies per 1000 I/Os
   cpu:  busy jiffies = 5 per 1000 I/Os (clk_tck 100 -> 50 µs per I/O) unless said
-  ewma_ns (a gauge): 25000 before every run, 40000 after a run with polled waits
 """
 import json
 import os
@@ -28,17 +25,16 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results")
 STATS = ["waits", "polls", "reaped", "spin_ns", "exit_woken", "exit_reaped", "exit_resched",
-         "exit_busy", "exit_budget", "exit_signal", "exit_error", "hybrid_sleeps",
-         "hybrid_timer_ends", "ewma_ns", "irq_held", "irq_rearmed", "submit_reaped"]
+         "exit_busy", "exit_budget", "exit_signal", "exit_error", "irq_held", "irq_rearmed",
+         "submit_reaped"]
 # mode -> (IRQs, ctx switches, busy jiffies) per 1000 I/Os
-PER_1000_IOS = {"on": (1000, 10, 5), "hipri": (1000, 10, 5), "adaptive": (1000, 800, 2), "irqsuppress": (50, 10, 5),
+PER_1000_IOS = {"on": (1000, 10, 5), "hipri": (1000, 10, 5), "irqsuppress": (50, 10, 5),
                 "napi": (500, 1000, 4)}
 DEFAULT_PER_1000_IOS = (1000, 1000, 5)
 # mode -> queue knobs, as guest/bench.sh sets them
-KNOBS = {"on": ("spin", 1, 0, 0), "adaptive": ("adaptive", 1, 0, 0),
-         "irqsuppress": ("spin", 1, 1, 0), "napi": ("spin", 0, 0, 1)}
-DEFAULT_KNOBS = ("spin", 0, 0, 0)
-KNOB_NAMES = ("iowait_poll_mode", "iowait_poll", "iowait_poll_irq_suppress", "iowait_poll_submit_reap")
+KNOBS = {"on": (1, 0, 0), "irqsuppress": (1, 1, 0), "napi": (0, 0, 1)}
+DEFAULT_KNOBS = (0, 0, 0)
+KNOB_NAMES = ("iowait_poll", "iowait_poll_irq_suppress", "iowait_poll_submit_reap")
 
 ENGINES = {  # workload/mode -> fio options; io_uring stands in for IOPOLL on a file
     "psync": ["--ioengine=psync", "--iodepth=1", "--direct=1"],
@@ -48,7 +44,7 @@ ENGINES = {  # workload/mode -> fio options; io_uring stands in for IOPOLL on a 
 }
 # (raw dir, workload, mode, rep, engine or None)
 RUNS = [("raw", "psync_qd1_randread", m, r, m if m in ("iopoll", "hipri") else "psync")
-        for r in (1, 2) for m in ("off", "on", "adaptive", "irqsuppress", "napi", "iopoll", "hipri")]
+        for r in (1, 2) for m in ("off", "on", "irqsuppress", "napi", "iopoll", "hipri")]
 RUNS += [("raw", "libaio_qd32_randread", m, 1, "libaio") for m in ("off", "on", "napi")]
 RUNS += [("raw", "corunner", m, 1, "psync") for m in ("off", "on")]
 RUNS += [("raw", "metadata_walk", m, r, None) for r in (1, 2) for m in ("off", "on")]
@@ -70,18 +66,15 @@ def snapshot(t_ns, ios, mode, after):
     """Counters before (after=False) or after a run of `ios` I/Os."""
     k = 1 if after else 0
     stats = {name: 0 for name in STATS}
-    if mode in ("on", "hipri", "adaptive", "irqsuppress") and after:
+    if mode in ("on", "hipri", "irqsuppress") and after:
         stats.update(waits=ios, polls=3 * ios, reaped=3 * ios // 1000, spin_ns=10_000 * ios,
                      exit_woken=ios - ios // 20, exit_budget=ios // 20)
-    if mode == "adaptive" and after:
-        stats.update(hybrid_sleeps=4 * ios // 5, hybrid_timer_ends=3 * ios // 4, spin_ns=2_000 * ios)
     if mode == "irqsuppress" and after:
         stats.update(irq_held=ios - ios // 20, irq_rearmed=ios // 20)
     if mode == "napi" and after:
         stats.update(submit_reaped=ios // 2)
     base = 1000
     poll_stats = {n: base + v for n, v in stats.items()}
-    poll_stats["ewma_ns"] = 40_000 if after and stats["waits"] else 25_000  # a gauge
     if mode.startswith("stock"):
         poll_stats = {}
     irqs, ctxt, jiffies = PER_1000_IOS.get(mode, DEFAULT_PER_1000_IOS)
