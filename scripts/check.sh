@@ -36,6 +36,12 @@ for m in "$TOP"/tests/mutants/*.patch; do
 	tap_result "mutant applies to the series: $(basename "$m")" "$rc" \
 		"git -C build/linux apply --check tests/mutants/$(basename "$m") fails: refresh its context"
 done
+for m in "$RFC_PATCHES"/mutants/*.patch; do
+	rc=0
+	git -C "$RFC_TREE" apply --check "$m" 2>/dev/null || rc=1
+	tap_result "mutant applies to the RFC set: $(basename "$m")" "$rc" \
+		"git -C build/rfc-tree apply --check rfc/adaptive/mutants/$(basename "$m") fails: refresh its context"
+done
 stage_end
 
 stage_start lint

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Series hygiene as TAP: the series applies to a pristine base, and checkpatch --strict is clean.
+# Series hygiene as TAP: the series applies to a pristine base, and checkpatch --strict is
+# clean on it and on the RFC set.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -73,10 +74,19 @@ tap_result "series: the README's quilt line gives the same tree as its git am li
 # commits the messages cite (9650b453a3d4, ...): that one check is left out. It runs
 # in the tree so that its SPDX check runs too, with Debian's python3 (python3-ply and
 # python3-git), not one that another python3 earlier in PATH would give it.
-for p in "${series[@]}"; do
+# checkpatch_one PATCH NAME
+checkpatch_one() {
+	local out rc
 	out=$(cd "$TREE" && PATH=/usr/bin:/bin:$PATH scripts/checkpatch.pl --strict --quiet \
-		--show-types --ignore UNKNOWN_COMMIT_ID "$PATCHES/$p" 2>&1) && rc=0 || rc=1
+		--show-types --ignore UNKNOWN_COMMIT_ID "$1" 2>&1) && rc=0 || rc=1
 	[ -z "$out" ] || { printf '# %s\n' "$out"; rc=1; }
-	tap_result "checkpatch --strict: $p" "$rc"
+	tap_result "checkpatch --strict: $2" "$rc"
+}
+for p in "${series[@]}"; do
+	checkpatch_one "$PATCHES/$p" "$p"
 done
+# The RFC set on top of the series (make tree has checked that it applies).
+while read -r p; do
+	checkpatch_one "$RFC_PATCHES/$p" "rfc/adaptive/$p"
+done < <(series_patches "$RFC_PATCHES")
 tap_summary >/dev/null || exit 1
