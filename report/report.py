@@ -109,6 +109,11 @@ BOOTSTRAP_MIN_REPS = 3
 # A boot ran on a busy host when processes other than its QEMU took, on average, more than
 # this many host CPUs (a kernel build beside it takes about 2).
 BUSY_HOST_CPUS = 0.2
+# A rep whose own clock says it ran outside this factor of the runtime asked for
+# (or longer than an hour) saw the guest clock jump: under TCG the guest TSC is the
+# host's, which can jump on a host with an unstable TSC.  Such a rep is left out.
+CLOCK_TOLERANCE = 2.0
+MAX_REP_WALL_S = 3600
 
 # Facts the report must show (or say "unknown"), with the meta.json keys that may hold them.
 META_FACTS = {"kernel": ["kernel_version", "kernel_series", "kernel_base", "kernel"],
@@ -277,6 +282,19 @@ def run_metrics(run):
     if "corunner_iterations" in run:
         m["corunner_iter_per_s"] = ratio(run["corunner_iterations"], run.get("corunner_s"))
     return m
+
+
+def clock_fault(run):
+    """Why a rep's own clock cannot be trusted, or None."""
+    m = run["metrics"]
+    job = fio_job(run)
+    wanted = run.get("runtime_s")
+    ran_ms = job.get("job_runtime") if job else None
+    if wanted and ran_ms and not 1 / CLOCK_TOLERANCE <= ran_ms / (1000 * wanted) <= CLOCK_TOLERANCE:
+        return f"fio measured {ran_ms / 1000:,.1f} s of a {wanted} s run: the guest clock jumped"
+    if m.get("wall_s") is not None and not 0 <= m["wall_s"] <= MAX_REP_WALL_S:
+        return f"the rep took {m['wall_s']:,.0f} s by the guest clock: the guest clock jumped"
+    return None
 
 
 # ---- rows and summary -------------------------------------------------------
@@ -586,7 +604,7 @@ def meta_lines(meta, guest):
     return lines + [""]
 
 
-def make_markdown(rows, summary, meta, guest, host_load=None):
+def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
     lines = ["# iowait_poll benchmark report", "",
              "Each row is one workload and mode; numbers are medians over the reps "
              "(IOPS with [min–max]). Ratios are ratios of the medians. "
@@ -609,6 +627,10 @@ def make_markdown(rows, summary, meta, guest, host_load=None):
     for r in rows:
         if r["workload"] not in workloads:
             workloads.append(r["workload"])
+    if excluded:
+        lines += ["**Reps left out** (their rows count the others):", ""]
+        lines += [f"- {e['source']}: {e['reason']}" for e in excluded]
+        lines.append("")
     for w in workloads:
         lines += workload_table(w, rows)
     for title, workload, modes in SIDE_BY_SIDE:
@@ -719,13 +741,18 @@ def build(results_dir):
             run["metrics"] = run_metrics(run)
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise BadInput(f"{run['source']}: malformed run: {type(e).__name__}: {e}") from e
+    excluded = [{"source": r["source"], "reason": clock_fault(r)} for r in runs if clock_fault(r)]
+    runs = [r for r in runs if not clock_fault(r)]
+    if not runs:
+        raise BadInput(f"{results_dir}: every run was left out: {excluded[0]['reason']}")
     host_load = load_host_load(results_dir, meta.get("host_cpus") or os.cpu_count() or 1)
     rows = make_rows(runs)
     summary = bootstrap_summary(runs, make_summary(rows))
     results = {"meta": dict(meta, guest_env=guest, host_load=host_load),
                "host_busy": any(b["busy"] for b in host_load.values()),
+               "excluded_runs": excluded,
                "runs": runs, "rows": rows, "summary": summary}
-    return results, make_markdown(rows, summary, meta, guest, host_load)
+    return results, make_markdown(rows, summary, meta, guest, host_load, excluded)
 
 
 def main(argv):

@@ -522,6 +522,32 @@ class TestIntervals(TempResults):
         self.assertIn("| idlepoll | 60 | 1.20 | 1.60 | 1.00 | 2.50 | yes |", md)
 
 
+class TestClockJump(TempResults):
+    def test_rep_with_a_jumped_clock_is_left_out(self):
+        # As in a full bench of 2026-12-04: the guest TSC jumped 8.7 h inside one rep.
+        name = "psync_qd1_randread__on__r1"
+        reps = report.build(self.dir)[0]["rows"]
+        reps = report.find_row(reps, "psync_qd1_randread", "on")["reps"]
+        path = os.path.join(self.dir, "raw", name + ".fio.json")
+        with open(path) as f:
+            fio = json.load(f)
+        fio["jobs"][0]["job_runtime"] = 31418566
+        fio["jobs"][0]["read"]["iops"] = 1.0
+        with open(path, "w") as f:
+            json.dump(fio, f)
+        results, md = report.build(self.dir)
+        row = report.find_row(results["rows"], "psync_qd1_randread", "on")
+        self.assertEqual(row["reps"], reps - 1)
+        self.assertGreater(row["iops"]["min"], 1.0)
+        self.assertEqual([e["source"] for e in results["excluded_runs"]], [f"raw/{name}.json"])
+        self.assertIn(f"- raw/{name}.json: fio measured 31,418.6 s of a 1 s run", md)
+
+    def test_clean_run_leaves_nothing_out(self):
+        results, md = report.build(self.dir)
+        self.assertEqual(results["excluded_runs"], [])
+        self.assertNotIn("Reps left out", md)
+
+
 class TestBadInput(TempResults):
     def assert_rejected(self, results_dir):
         result = run_report(results_dir)
