@@ -58,6 +58,8 @@ SUMMARY = [
      "CPU µs/IO off ÷ napi (goal: one of the two improves)", (">", 1.0)),
     ("napi_qd1_vs_off", "psync QD1 randread IOPS, napi ÷ off: never regresses, "
      "within run-to-run noise (3 %)", (">=", 0.97)),
+    ("psync_qd1_iopoll_vs_off", "psync QD1 randread IOPS, io_uring IOPOLL ÷ off: how much any polling "
+     "can gain on this host today (1.49-1.93 between days; spin ÷ off moves with it)", None),
     ("psync_qd1_on_vs_idlepoll", "psync QD1 on IOPS ÷ IRQ IOPS of the idle=poll boot", None),
     ("reaped_share_psync_qd1", "psync QD1 on: completions reaped by the poller", None),
     ("psync_qd1_randwrite_on_vs_off", "psync QD1 randwrite IOPS, on ÷ off", None),
@@ -377,6 +379,7 @@ def make_summary(rows):
         "libaio_qd32_on_vs_off": ratio(iops("libaio_qd32_randread", "on"), iops("libaio_qd32_randread", "off")),
         "corunner_on_vs_off": ratio(row_value(rows, "corunner", "on", "corunner_iter_per_s"),
                                     row_value(rows, "corunner", "off", "corunner_iter_per_s")),
+        "psync_qd1_iopoll_vs_off": ratio(iops(p, "iopoll"), iops(p, "off")),
         "psync_qd1_on_vs_idlepoll": ratio(iops(p, "on"), iops(p, "idlepoll")),
         "reaped_share_psync_qd1": row_value(rows, p, "on", "reaped_share"),
         "psync_qd1_randwrite_on_vs_off": ratio(iops("psync_qd1_randwrite", "on"), iops("psync_qd1_randwrite", "off")),

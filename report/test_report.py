@@ -194,6 +194,7 @@ class TestSummary(TempResults):
         s = point(results["summary"])
         self.assertAlmostEqual(s["psync_qd1_on_vs_off"], 160.0 / 110.0)
         self.assertAlmostEqual(s["psync_qd1_on_vs_iopoll"], 160.0 / 190.0)
+        self.assertAlmostEqual(s["psync_qd1_iopoll_vs_off"], 190.0 / 110.0)
         row = report.find_row(results["rows"], "psync_qd1_randread", "off")
         self.assertEqual(row["iops"], {"median": 110.0, "min": 100.0, "max": 300.0})
         self.assertEqual(row["reps"], 3)
@@ -254,7 +255,7 @@ class TestSummary(TempResults):
             results = json.load(f)
         for key in ("psync_qd1_on_vs_off", "psync_qd1_on_vs_iopoll", "buffered_on_vs_off",
                     "metadata_off_vs_on", "libaio_qd32_on_vs_off", "corunner_on_vs_off",
-                    "psync_qd1_on_vs_idlepoll", "nosleep_share_psync_qd1",
+                    "psync_qd1_on_vs_idlepoll", "psync_qd1_iopoll_vs_off", "nosleep_share_psync_qd1",
                     "reaped_share_psync_qd1",
                     "psync_qd1_irqsuppress_vs_iopoll", "psync_qd1_irqsuppress_vs_off", "irqsuppress_buffered_vs_spin",
                     "napi_qd32_vs_off", "napi_qd32_cpu_off_vs_napi", "napi_qd32_gain",
