@@ -543,6 +543,19 @@ class TestClockJump(TempResults):
         self.assertEqual([e["source"] for e in results["excluded_runs"]], [f"raw/{name}.json"])
         self.assertIn(f"- raw/{name}.json: fio measured 31,418.6 s of a 1 s run", md)
 
+    def test_rep_without_fio_whose_clock_jumped_is_left_out(self):
+        # The metadata walk has no fio runtime: its sidecar's own clock gives it away.
+        name = "metadata_walk__on__r1"
+        path = os.path.join(self.dir, "raw", name + ".json")
+        with open(path) as f:
+            run = json.load(f)
+        run["after"]["t_ns"] = run["before"]["t_ns"] + 31416 * 10**9
+        with open(path, "w") as f:
+            json.dump(run, f)
+        results, md = report.build(self.dir)
+        self.assertEqual([e["source"] for e in results["excluded_runs"]], [f"raw/{name}.json"])
+        self.assertIn(f"- raw/{name}.json: the rep took 31,416 s by the guest clock", md)
+
     def test_clean_run_leaves_nothing_out(self):
         results, md = report.build(self.dir)
         self.assertEqual(results["excluded_runs"], [])
