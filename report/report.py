@@ -267,8 +267,10 @@ def run_metrics(run):
         m["wall_s"] = (after["t_ns"] - before["t_ns"]) / 1e9
 
     stats0, stats1 = before.get("poll_stats", {}), after.get("poll_stats", {})
-    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1}
+    # budget_ns is not a counter: the budget waits ran with at the end (learned or set).
+    delta = {k: stats1[k] - stats0.get(k, 0) for k in stats1 if k != "budget_ns"}
     m["poll_delta"] = delta
+    m["budget_us_end"] = stats1["budget_ns"] / 1000 if "budget_ns" in stats1 else None
     waits = delta.get("waits", 0)
     if waits:
         m["nosleep_share"] = sum(delta.get(k, 0) for k in ("exit_woken", "exit_reaped", "exit_signal")) / waits
@@ -341,6 +343,7 @@ def make_rows(runs):
             "reaped_share": median_of(m.get("reaped_share") for m in ms),
             "submit_reaped_share": median_of(m.get("submit_reaped_share") for m in ms),
             "exit_shares": {k: median_of(m["exit_shares"].get(k) for m in ms) for k in EXITS},
+            "budget_us_end": median_of(m.get("budget_us_end") for m in ms),
             "walk_s": spread(m.get("walk_s") for m in ms),
             "corunner_iter_per_s": spread(m.get("corunner_iter_per_s") for m in ms),
         })
@@ -531,7 +534,7 @@ def workload_table(workload, rows):
     if workload == "corunner":
         header += ["co-runner it/s median [min–max]", "co-runner vs off"]
     header += ["clat p50 / p99 / p99.9 µs", "CPU µs/IO", "ctx/IO", "IRQ/IO",
-               "nosleep", "reaped", "exit reasons"]
+               "nosleep", "reaped", "exit reasons", "budget µs at end"]
     lines = [f"### {workload}", "", "| " + " | ".join(header) + " |",
              "|" + "---|" * len(header)]
     for r in mine:
@@ -551,7 +554,8 @@ def workload_table(workload, rows):
         c = r["clat_us"]
         cells += [" / ".join(fmt(c[p], 1) for p in PERCENTILES), fmt(r["cpu_us_per_io"], 1),
                   fmt(r["ctx_per_io"]), fmt(r["irq_per_io"]), fmt_share(r["nosleep_share"]),
-                  fmt_share(r["reaped_share"]), fmt_exits(r["exit_shares"])]
+                  fmt_share(r["reaped_share"]), fmt_exits(r["exit_shares"]),
+                  fmt(r["budget_us_end"] if r["nosleep_share"] is not None else None, 0)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines + [""]
 

@@ -162,6 +162,18 @@ class TestRunMetrics(TempResults):
         # Every stats line is a counter: its delta over the run.
         self.assertEqual(m["poll_delta"], dict(stats, waits=4, exit_woken=4))
 
+    def test_budget_ns_is_the_budget_at_the_end_not_a_delta(self):
+        stats = {n: 0 for n in report.EXITS + ["waits", "reaped"]}
+        run = {"workload": "w", "mode": "on", "rep": 1,
+               "before": {"poll_stats": dict(stats, budget_ns=200000), "diskstat": [0] * 11},
+               "after": {"poll_stats": dict(stats, waits=4, exit_woken=4, budget_ns=458752),
+                         "diskstat": [4] + [0] * 10}}
+        m = report.run_metrics(run)
+        self.assertAlmostEqual(m["budget_us_end"], 458.752)
+        self.assertNotIn("budget_ns", m["poll_delta"])
+        del run["after"]["poll_stats"]["budget_ns"]
+        self.assertIsNone(report.run_metrics(run)["budget_us_end"])
+
     def test_clat_cdf_ends_at_one_and_rises(self):
         runs = report.load_runs(self.dir)
         cdf = report.clat_cdf(runs, "psync_qd1_randread", "off")
