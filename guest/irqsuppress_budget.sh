@@ -1,8 +1,9 @@
 #!/bin/bash
 # Guest-side experiment: psync QD1 randread on the iopoll-main disk with the
 # IRQ armed (on) and held off (irqsuppress) at spin budgets of 200 and
-# 1000 us, plus the IRQ path (off) and io_uring IOPOLL on a poll queue
-# (iopoll); 3 interleaved reps of 4 s (REPS to change). One line per run.
+# 1000 us and learned (0), plus the IRQ path (off) and io_uring IOPOLL on a
+# poll queue (iopoll); 3 interleaved reps of 4 s (REPS to change). One line
+# per run; budget_end_us is the budget the waits ran with at its end.
 # Run: make vm PROFILE=bench CMD='bash guest/irqsuppress_budget.sh'
 set -euo pipefail
 
@@ -21,7 +22,7 @@ trap 'reset_iowait_knobs "$disk"' EXIT
 REPS=${REPS:-3}
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || { echo "irqsuppress_budget.sh: REPS=$REPS is not 1-99" >&2; exit 1; }
 for ((rep = 1; rep <= REPS; rep++)); do
-	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 off:200 iopoll:200; do
+	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 on:0 irqsuppress:0 off:0 iopoll:0; do
 		mode=${cfg%%:*} budget=${cfg#*:}
 		reset_iowait_knobs "$disk"
 		echo "$budget" >"$q/iowait_poll_budget_us"
@@ -36,6 +37,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			--output-format=terse --terse-version=3 "${engine[@]}" --direct=1 --rw=randread |
 			awk -F';' '{ print "iops=" $8 " lat_mean_us=" $40 }')
 		i1=$(nvme_irq_count "$disk") w1=$(iowait_stat "$disk" waits) b1=$(iowait_stat "$disk" exit_budget)
-		echo "rep=$rep mode=$mode budget_us=$budget $result irqs=$((i1 - i0)) waits=$((w1 - w0)) budget_exits=$((b1 - b0))"
+		echo "rep=$rep mode=$mode budget_us=$budget $result irqs=$((i1 - i0)) waits=$((w1 - w0))" \
+			"budget_exits=$((b1 - b0)) budget_end_us=$(($(iowait_stat "$disk" budget_ns) / 1000))"
 	done
 done

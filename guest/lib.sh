@@ -32,7 +32,7 @@ reset_iowait_knobs() {
 	echo 0 >"$q/iowait_poll"
 	echo 0 >"$q/iowait_poll_irq_suppress"
 	echo 0 >"$q/iowait_poll_submit_reap"
-	echo 200 >"$q/iowait_poll_budget_us"
+	echo 0 >"$q/iowait_poll_budget_us"
 }
 
 # make_ext4_tree DISK DIR NFILES: a fresh ext4 on /dev/DISK, mounted on DIR, with NFILES
