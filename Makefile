@@ -29,10 +29,13 @@ kernel: tree ## build build/bzImage-$(PROFILE)
 selftests: tree ## build tools/testing/selftests/iopoll into build/kselftest
 	scripts/selftests.sh
 
+# CMD reaches the guest as written, quotes and $ included (CMD='N="a b"; echo "$N"'
+# needs no $$): make passes it unexpanded, through the environment.
+vm: export IOPOLL_VM_CMD = $(value CMD)
 vm: ## boot the $(PROFILE) kernel and run CMD in the guest: make vm CMD='fio ...'
-	@[ -n "$(CMD)" ] || { echo "error: set CMD='command to run in the guest'" >&2; exit 2; }
+	@[ -n "$$IOPOLL_VM_CMD" ] || { echo "error: set CMD='command to run in the guest'" >&2; exit 2; }
 	scripts/deps.sh vm
-	scripts/vm.sh -p $(PROFILE) -- '$(CMD)'
+	scripts/vm.sh -p $(PROFILE) -- "$$IOPOLL_VM_CMD"
 
 check: ## the tests: series hygiene, debug kernel, KUnit and kselftests in the guest, dmesg
 	scripts/check.sh

@@ -2,8 +2,8 @@
 # Guest-side experiment: psync QD1 randread on the iopoll-main disk with the
 # IRQ armed (on) and held off (irqsuppress) at spin budgets of 200 and
 # 1000 us and learned (0), plus the IRQ path (off) and io_uring IOPOLL on a
-# poll queue (iopoll); 3 interleaved reps of 4 s (REPS to change). One line
-# per run; budget_end_us is the budget the waits ran with at its end.
+# poll queue (iopoll); 3 interleaved reps of 4 s (REPS, CONFIGS to change). One
+# line per run; budget_end_us is the budget the waits ran with at its end.
 # Run: make vm PROFILE=bench CMD='bash guest/irqsuppress_budget.sh'
 set -euo pipefail
 
@@ -21,8 +21,17 @@ trap 'reset_iowait_knobs "$disk"' EXIT
 
 REPS=${REPS:-3}
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || { echo "irqsuppress_budget.sh: REPS=$REPS is not 1-99" >&2; exit 1; }
+# CONFIGS: MODE:BUDGET_US pairs; each rep starts one later in the list, so that no
+# configuration always runs first or last.
+read -ra configs <<<"${CONFIGS:-on:200 irqsuppress:200 on:1000 irqsuppress:1000 on:0 irqsuppress:0 off:0 iopoll:0}"
+for cfg in "${configs[@]}"; do
+	[[ $cfg =~ ^(on|irqsuppress|off|iopoll):[0-9]{1,5}$ ]] ||
+		{ echo "irqsuppress_budget.sh: CONFIGS entry '$cfg' is not MODE:BUDGET_US" >&2; exit 1; }
+done
+n=${#configs[@]}
 for ((rep = 1; rep <= REPS; rep++)); do
-	for cfg in on:200 irqsuppress:200 on:1000 irqsuppress:1000 on:0 irqsuppress:0 off:0 iopoll:0; do
+	for ((i = 0; i < n; i++)); do
+		cfg=${configs[(i + rep - 1) % n]}
 		mode=${cfg%%:*} budget=${cfg#*:}
 		reset_iowait_knobs "$disk"
 		echo "$budget" >"$q/iowait_poll_budget_us"
