@@ -22,7 +22,8 @@
 #   off         the IRQ path (all knobs off)
 #   on          iowait_poll=1, spinning
 #   irqsuppress iowait_poll=1 with the queue's vector masked while a task polls
-#   napi        iowait_poll_submit_reap=1 only (a CQ pass on each submission)
+#   napi        iowait_poll_submit_reap=1 only (a CQ pass on each submission, the
+#               interrupt moderated through irq_poll)
 #   iopoll      knobs off, fio uses io_uring with hipri (a poll queue)
 #   idlepoll    knobs off, second boot with idle=poll
 #   stock       stock 6.12, the IRQ path (no knobs exist)
@@ -276,6 +277,9 @@ fio_args() {
 	psync_qd1_randwrite) printf '%s\n' --ioengine=psync --iodepth=1 --direct=1 --rw=randwrite ;;
 	buffered_randread | virtio_buffered_randread) printf '%s\n' --ioengine=psync --iodepth=1 --direct=0 --rw=randread --fadvise_hint=random ;;
 	libaio_qd32_randread) printf '%s\n' --ioengine=libaio --iodepth=32 --direct=1 --rw=randread ;;
+	libaio_qd128_randread) printf '%s\n' --ioengine=libaio --iodepth=128 --direct=1 --rw=randread ;;
+	uring_qd32_randread) printf '%s\n' --ioengine=io_uring --iodepth=32 --direct=1 --rw=randread ;;
+	uring_qd128_randread) printf '%s\n' --ioengine=io_uring --iodepth=128 --direct=1 --rw=randread ;;
 	*) die "no fio arguments for $workload" ;;
 	esac
 }
@@ -409,6 +413,9 @@ main)
 		"buffered_randread:off on irqsuppress"
 		"metadata_walk:off on"
 		"libaio_qd32_randread:off on napi"
+		"libaio_qd128_randread:off napi"
+		"uring_qd32_randread:off napi"
+		"uring_qd128_randread:off napi"
 		"corunner:off on"
 		"virtio_psync_qd1_randread:off on irqsuppress"
 		"virtio_buffered_randread:off on"
@@ -428,6 +435,9 @@ idlepoll)
 		"buffered_randread:off"
 		"metadata_walk:off"
 		"libaio_qd32_randread:off"
+		"libaio_qd128_randread:off"
+		"uring_qd32_randread:off"
+		"uring_qd128_randread:off"
 		"corunner:off"
 		"virtio_psync_qd1_randread:off"
 		"virtio_buffered_randread:off"

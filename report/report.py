@@ -20,13 +20,14 @@ import sys
 import tempfile
 
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
-             "metadata_walk", "libaio_qd32_randread", "corunner",
+             "metadata_walk", "libaio_qd32_randread", "libaio_qd128_randread",
+             "uring_qd32_randread", "uring_qd128_randread", "corunner",
              "virtio_psync_qd1_randread", "virtio_buffered_randread"]
 MODES = ["off", "on", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
          "stock_iopoll", "stock_hipri"]
 MODE_LABELS = {"off": "off (IRQ)", "on": "on (iowait_poll)",
                "irqsuppress": "irqsuppress (spin, IRQ masked)",
-               "napi": "napi (reap on submit)",
+               "napi": "napi (reap on submit, IRQ moderated)",
                "iopoll": "io_uring IOPOLL", "idlepoll": "off, idle=poll boot",
                "hipri": "RWF_HIPRI, iowait_poll off",
                "stock": "stock 6.12 (IRQ)", "stock_iopoll": "stock 6.12, io_uring IOPOLL",
@@ -67,6 +68,23 @@ SUMMARY = [
     ("napi_qd32_vs_off", "libaio QD32 randread IOPS, napi ÷ off", None),
     ("napi_qd32_cpu_off_vs_napi", "libaio QD32 randread CPU µs/IO, off ÷ napi", None),
     ("irq_per_io_irqsuppress_psync_qd1", "psync QD1 irqsuppress: IRQs per I/O", None),
+    # Interrupt moderation (napi: the submission pass plus irq_poll), issue 14 item 7.
+    ("moderation_qd32_cpu_per_io_vs_off", "libaio QD32 randread CPU µs/IO, napi ÷ off "
+     "(with the two targets below)", ("<=", 0.85)),
+    ("moderation_qd32_iops_vs_off", "libaio QD32 randread IOPS, napi ÷ off", (">=", 0.98)),
+    ("moderation_qd32_ctx_per_io_vs_off", "libaio QD32 randread context switches per I/O, "
+     "napi ÷ off", ("<=", 1.0)),
+] + [(f"moderation_{engine}_qd{depth}_{field}_vs_off",
+      f"{label} QD{depth} randread {what}, napi ÷ off", None)
+     for engine, label in (("libaio", "libaio"), ("uring", "io_uring (no IOPOLL)"))
+     for depth in (32, 128)
+     for field, what in (("iops", "IOPS"), ("cpu_per_io", "CPU µs/IO"), ("irq_per_io", "IRQs/IO"),
+                         ("ctx_per_io", "context switches/IO"))
+     if (engine, depth) != ("libaio", 32) or field == "irq_per_io"] + [
+    (f"off_vs_stock_{engine}_qd{depth}", f"{label} QD{depth} randread IOPS, off ÷ stock 6.12",
+     (">=", 0.98))
+    for engine, label in (("libaio", "libaio"), ("uring", "io_uring (no IOPOLL)"))
+    for depth in (32, 128) if (engine, depth) != ("libaio", 32)] + [
     # The series with its knobs off against stock 6.12 (another boot): no cost when off.
     ("off_vs_stock_psync_qd1", "psync QD1 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
     ("iopoll_vs_stock_psync_qd1", "psync QD1 randread io_uring IOPOLL IOPS, series ÷ stock 6.12",
@@ -372,7 +390,21 @@ def make_summary(rows):
     napi_cpu = ratio(cpu(q32, "off"), cpu(q32, "napi"))
     vp, vbuf = "virtio_psync_qd1_randread", "virtio_buffered_randread"
     virtio_gain = ratio(iops(vp, "on"), iops(vp, "off"))
-    return {
+    moderation = {}
+    for engine in ("libaio", "uring"):
+        for depth in (32, 128):
+            w, key = f"{engine}_qd{depth}_randread", f"{engine}_qd{depth}"
+            for field, row_field in (("iops", "iops"), ("cpu_per_io", "cpu_us_per_io"),
+                                     ("irq_per_io", "irq_per_io"), ("ctx_per_io", "ctx_per_io")):
+                moderation[f"moderation_{key}_{field}_vs_off"] = ratio(
+                    row_value(rows, w, "napi", row_field), row_value(rows, w, "off", row_field))
+            if key != "libaio_qd32":
+                moderation[f"off_vs_stock_{key}"] = ratio(iops(w, "off"), iops(w, "stock"))
+    for field in ("cpu_per_io", "iops", "ctx_per_io"):
+        moderation[f"moderation_qd32_{field}_vs_off"] = moderation[f"moderation_libaio_qd32_{field}_vs_off"]
+    keys = {key for key, _, _ in SUMMARY}
+    moderation = {key: value for key, value in moderation.items() if key in keys}
+    return moderation | {
         "psync_qd1_on_vs_off": ratio(iops(p, "on"), iops(p, "off")),
         "psync_qd1_on_vs_iopoll": ratio(iops(p, "on"), iops(p, "iopoll")),
         "nosleep_share_psync_qd1": row_value(rows, p, "on", "nosleep_share"),
@@ -565,7 +597,10 @@ SIDE_BY_SIDE = [
     ("psync QD1 4 KiB randread", "psync_qd1_randread",
      ["off", "on", "irqsuppress", "napi", "iopoll", "hipri", "idlepoll", "stock",
       "stock_iopoll", "stock_hipri"]),
-    ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi"]),
+    ("libaio QD32 4 KiB randread", "libaio_qd32_randread", ["off", "on", "napi", "stock"]),
+    ("libaio QD128 4 KiB randread", "libaio_qd128_randread", ["off", "napi", "stock"]),
+    ("io_uring QD32 4 KiB randread (no IOPOLL)", "uring_qd32_randread", ["off", "napi", "stock"]),
+    ("io_uring QD128 4 KiB randread (no IOPOLL)", "uring_qd128_randread", ["off", "napi", "stock"]),
     ("buffered cold 4 KiB randread", "buffered_randread", ["off", "on", "irqsuppress"]),
     ("virtio-blk psync QD1 4 KiB randread", "virtio_psync_qd1_randread", ["off", "on", "irqsuppress", "stock"]),
     ("virtio-blk buffered cold 4 KiB randread", "virtio_buffered_randread", ["off", "on", "stock"]),

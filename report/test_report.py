@@ -194,6 +194,21 @@ class TestSummary(TempResults):
         shutil.copy(os.path.join(raw, f"{workload}__{mode}__r1.fio.json"),
                     os.path.join(raw, run["fio_file"]))
 
+    def test_moderation_keys(self):
+        results, _ = report.build(self.dir)
+        s = point(results["summary"])
+        rows = results["rows"]
+        w = "libaio_qd32_randread"
+        for key, field in (("cpu_per_io", "cpu_us_per_io"), ("iops", "iops"),
+                           ("ctx_per_io", "ctx_per_io")):
+            self.assertAlmostEqual(s[f"moderation_qd32_{key}_vs_off"],
+                                   report.row_value(rows, w, "napi", field) /
+                                   report.row_value(rows, w, "off", field), msg=key)
+        self.assertLess(s["moderation_libaio_qd32_irq_per_io_vs_off"], 1.0)
+        for key in ("moderation_uring_qd128_iops_vs_off", "off_vs_stock_libaio_qd128"):
+            self.assertIsNone(s[key], key)  # no such runs in the samples
+        self.assertEqual(set(s), {key for key, _, _ in report.SUMMARY})
+
     def test_ratio_of_medians(self):
         for mode in ("off", "on", "iopoll"):
             self.add_rep3("psync_qd1_randread", mode)
@@ -311,7 +326,7 @@ class TestMarkdown(TempResults):
         self.assertIn(f"| off (IRQ) | {statistics.median(iops):,.0f} | 1.00 | ", section)
         self.assertIn("| lat mean µs | clat p99 µs | CPU µs/IO | IRQ/IO | ctx/IO |", section)
         section = md.split("## Modes side by side (libaio QD32 4 KiB randread)")[1].split("\n## ")[0]
-        self.assertIn("| napi (reap on submit) |", section)
+        self.assertIn("| napi (reap on submit, IRQ moderated) |", section)
         self.assertNotIn("## Modes side by side (buffered", md)  # no buffered runs in the samples
         self.assertIn("| psync_qd1_irqsuppress_vs_off |", md)
         self.assertIn("| ≥ 2.00 |", md)
@@ -372,7 +387,7 @@ class TestMarkdown(TempResults):
         with open(os.path.join(self.dir, "report.md")) as f:
             md = f.read()
         self.assertIn("Not run: irqsuppress, napi.", md)
-        self.assertIn("Not run: napi.", md)
+        self.assertIn("Not run: napi, stock.", md)
         self.assertIn("| psync_qd1_irqsuppress_vs_off | – | ≥ 2.00 | no data |", md)
         self.assertIn("| on (iowait_poll) | 2 |", md)
 
