@@ -21,8 +21,7 @@ trap 'reset_iowait_knobs "$disk"' EXIT
 
 REPS=${REPS:-3}
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || { echo "irqsuppress_budget.sh: REPS=$REPS is not 1-99" >&2; exit 1; }
-# CONFIGS: MODE:BUDGET_US pairs; each rep starts one later in the list, so that no
-# configuration always runs first or last.
+# CONFIGS: MODE:BUDGET_US pairs, run in rotated order (rotated_config).
 read -ra configs <<<"${CONFIGS:-on:200 irqsuppress:200 on:1000 irqsuppress:1000 on:0 irqsuppress:0 off:0 iopoll:0}"
 for cfg in "${configs[@]}"; do
 	[[ $cfg =~ ^(on|irqsuppress|off|iopoll):[0-9]{1,5}$ ]] ||
@@ -31,7 +30,7 @@ done
 n=${#configs[@]}
 for ((rep = 1; rep <= REPS; rep++)); do
 	for ((i = 0; i < n; i++)); do
-		cfg=${configs[(i + rep - 1) % n]}
+		cfg=$(rotated_config "$rep" "$i" "${configs[@]}")
 		mode=${cfg%%:*} budget=${cfg#*:}
 		reset_iowait_knobs "$disk"
 		echo "$budget" >"$q/iowait_poll_budget_us"

@@ -26,6 +26,21 @@ iowait_stat() {
 	awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/block/$1/iowait_poll_stats"
 }
 
+# rotated_config REP I CONFIG...: the I-th (from 0) of the CONFIGs in rep REP (from 1). Each rep
+# starts one later in the list, so that no configuration always runs first or last.
+rotated_config() {
+	local rep=$1 i=$2
+	shift 2
+	local configs=("$@")
+	echo "${configs[(i + rep - 1) % ${#configs[@]}]}"
+}
+
+# guest_counters: busy CPU jiffies, context switches and IRQ_POLL softirqs of the whole guest.
+guest_counters() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 } $1 == "ctxt" { c = $2 } END { printf "%d %d ", b, c }' /proc/stat
+	awk '$1 == "IRQ_POLL:" { for (i = 2; i <= NF; i++) s += $i } END { print s + 0 }' /proc/softirqs
+}
+
 # reset_iowait_knobs DISK: every iowait_poll knob of DISK back to its default.
 reset_iowait_knobs() {
 	local q=/sys/block/$1/queue

@@ -31,23 +31,18 @@ for cfg in "${configs[@]}"; do
 	[[ $cfg =~ ^(off|napi):[0-9]{1,5}$ ]] || die "CONFIGS entry '$cfg' is not off|napi:US"
 done
 
-# busy_jiffies ctxt irq_poll_softirqs: counters of the whole guest.
-counters() {
-	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 } $1 == "ctxt" { c = $2 } END { printf "%d %d ", b, c }' /proc/stat
-	awk '$1 == "IRQ_POLL:" { for (i = 2; i <= NF; i++) s += $i } END { print s + 0 }' /proc/softirqs
-}
 hz=$(getconf CLK_TCK)
 n=${#configs[@]}
 for engine in "${engines[@]}"; do
 	for qd in "${depths[@]}"; do
 		for ((rep = 1; rep <= REPS; rep++)); do
 			for ((i = 0; i < n; i++)); do
-				cfg=${configs[(i + rep - 1) % n]}
+				cfg=$(rotated_config "$rep" "$i" "${configs[@]}")
 				mode=${cfg%%:*} us=${cfg#*:}
 				reset_iowait_knobs "$disk"
 				echo "$us" >"$param"
 				[ "$mode" = off ] || echo 1 >"$q/iowait_poll_submit_reap"
-				read -r c0 x0 p0 <<<"$(counters)"
+				read -r c0 x0 p0 <<<"$(guest_counters)"
 				i0=$(nvme_irq_count "$disk")
 				n0=$(awk '{ print $1 }' "/sys/block/$disk/stat")
 				iops=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=4 \
@@ -55,7 +50,7 @@ for engine in "${engines[@]}"; do
 					--iodepth="$qd" --direct=1 --rw=randread | awk -F';' '{ print $8 }')
 				n1=$(awk '{ print $1 }' "/sys/block/$disk/stat")
 				i1=$(nvme_irq_count "$disk")
-				read -r c1 x1 p1 <<<"$(counters)"
+				read -r c1 x1 p1 <<<"$(guest_counters)"
 				ios=$((n1 - n0))
 				[ "$ios" -gt 0 ] || die "no I/O completed in $engine QD$qd $cfg"
 				awk -v e="$engine" -v qd="$qd" -v rep="$rep" -v mode="$mode" -v us="$us" \

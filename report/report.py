@@ -37,6 +37,21 @@ EXITS = ["exit_woken", "exit_reaped", "exit_resched", "exit_busy",
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p99.9": 99.9}
 # /proc/stat cpu columns counted as busy: user nice system irq softirq.
 BUSY_COLUMNS = [0, 1, 2, 5, 6]
+# Interrupt moderation rows (issue 14 item 7): engine key, label, depths; and the fields
+# compared napi ÷ off (summary name, row field, label).
+MODERATION_ENGINES = [("libaio", "libaio"), ("uring", "io_uring (no IOPOLL)")]
+MODERATION_DEPTHS = [32, 128]
+MODERATION_FIELDS = [("iops", "iops", "IOPS"), ("cpu_per_io", "cpu_us_per_io", "CPU µs/IO"),
+                     ("irq_per_io", "irq_per_io", "IRQs/IO"),
+                     ("ctx_per_io", "ctx_per_io", "context switches/IO")]
+
+
+def moderation_key(engine, depth, field):
+    """The summary key of a napi ÷ off ratio; libaio QD32's targets keep the issue's names."""
+    if (engine, depth) == ("libaio", 32) and field != "irq_per_io":
+        return f"moderation_qd32_{field}_vs_off"
+    return f"moderation_{engine}_qd{depth}_{field}_vs_off"
+
 
 # (summary key, what it is, goal or None); a goal is (comparison, threshold),
 # the comparison one of GOAL_OPS.
@@ -74,17 +89,14 @@ SUMMARY = [
     ("moderation_qd32_iops_vs_off", "libaio QD32 randread IOPS, napi ÷ off", (">=", 0.98)),
     ("moderation_qd32_ctx_per_io_vs_off", "libaio QD32 randread context switches per I/O, "
      "napi ÷ off", ("<=", 1.0)),
-] + [(f"moderation_{engine}_qd{depth}_{field}_vs_off",
-      f"{label} QD{depth} randread {what}, napi ÷ off", None)
-     for engine, label in (("libaio", "libaio"), ("uring", "io_uring (no IOPOLL)"))
-     for depth in (32, 128)
-     for field, what in (("iops", "IOPS"), ("cpu_per_io", "CPU µs/IO"), ("irq_per_io", "IRQs/IO"),
-                         ("ctx_per_io", "context switches/IO"))
+] + [(moderation_key(engine, depth, field), f"{label} QD{depth} randread {what}, napi ÷ off", None)
+     for engine, label in MODERATION_ENGINES for depth in MODERATION_DEPTHS
+     for field, _, what in MODERATION_FIELDS
      if (engine, depth) != ("libaio", 32) or field == "irq_per_io"] + [
     (f"off_vs_stock_{engine}_qd{depth}", f"{label} QD{depth} randread IOPS, off ÷ stock 6.12",
      (">=", 0.98))
-    for engine, label in (("libaio", "libaio"), ("uring", "io_uring (no IOPOLL)"))
-    for depth in (32, 128) if (engine, depth) != ("libaio", 32)] + [
+    for engine, label in MODERATION_ENGINES for depth in MODERATION_DEPTHS
+    if (engine, depth) != ("libaio", 32)] + [
     # The series with its knobs off against stock 6.12 (another boot): no cost when off.
     ("off_vs_stock_psync_qd1", "psync QD1 randread IOPS, off ÷ stock 6.12", (">=", 0.98)),
     ("iopoll_vs_stock_psync_qd1", "psync QD1 randread io_uring IOPOLL IOPS, series ÷ stock 6.12",
@@ -391,19 +403,14 @@ def make_summary(rows):
     vp, vbuf = "virtio_psync_qd1_randread", "virtio_buffered_randread"
     virtio_gain = ratio(iops(vp, "on"), iops(vp, "off"))
     moderation = {}
-    for engine in ("libaio", "uring"):
-        for depth in (32, 128):
-            w, key = f"{engine}_qd{depth}_randread", f"{engine}_qd{depth}"
-            for field, row_field in (("iops", "iops"), ("cpu_per_io", "cpu_us_per_io"),
-                                     ("irq_per_io", "irq_per_io"), ("ctx_per_io", "ctx_per_io")):
-                moderation[f"moderation_{key}_{field}_vs_off"] = ratio(
+    for engine, _ in MODERATION_ENGINES:
+        for depth in MODERATION_DEPTHS:
+            w = f"{engine}_qd{depth}_randread"
+            for field, row_field, _ in MODERATION_FIELDS:
+                moderation[moderation_key(engine, depth, field)] = ratio(
                     row_value(rows, w, "napi", row_field), row_value(rows, w, "off", row_field))
-            if key != "libaio_qd32":
-                moderation[f"off_vs_stock_{key}"] = ratio(iops(w, "off"), iops(w, "stock"))
-    for field in ("cpu_per_io", "iops", "ctx_per_io"):
-        moderation[f"moderation_qd32_{field}_vs_off"] = moderation[f"moderation_libaio_qd32_{field}_vs_off"]
-    keys = {key for key, _, _ in SUMMARY}
-    moderation = {key: value for key, value in moderation.items() if key in keys}
+            if (engine, depth) != ("libaio", 32):
+                moderation[f"off_vs_stock_{engine}_qd{depth}"] = ratio(iops(w, "off"), iops(w, "stock"))
     return moderation | {
         "psync_qd1_on_vs_off": ratio(iops(p, "on"), iops(p, "off")),
         "psync_qd1_on_vs_iopoll": ratio(iops(p, "on"), iops(p, "iopoll")),

@@ -204,7 +204,7 @@ class TestSummary(TempResults):
             self.assertAlmostEqual(s[f"moderation_qd32_{key}_vs_off"],
                                    report.row_value(rows, w, "napi", field) /
                                    report.row_value(rows, w, "off", field), msg=key)
-        self.assertLess(s["moderation_libaio_qd32_irq_per_io_vs_off"], 1.0)
+        self.assertLess(s[report.moderation_key("libaio", 32, "irq_per_io")], 1.0)
         for key in ("moderation_uring_qd128_iops_vs_off", "off_vs_stock_libaio_qd128"):
             self.assertIsNone(s[key], key)  # no such runs in the samples
         self.assertEqual(set(s), {key for key, _, _ in report.SUMMARY})
