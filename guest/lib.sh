@@ -50,6 +50,25 @@ reset_iowait_knobs() {
 	echo 0 >"$q/iowait_poll_budget_us"
 }
 
+# set_mode DISK MODE: DISK's knobs as MODE has them (off, on, irqsuppress, napi, iopoll; the
+# last with all off), the others at their defaults.
+set_mode() {
+	local q=/sys/block/$1/queue
+	reset_iowait_knobs "$1"
+	case $2 in
+	off | iopoll) ;;
+	on) echo 1 >"$q/iowait_poll" ;;
+	irqsuppress) echo 1 >"$q/iowait_poll" && echo 1 >"$q/iowait_poll_irq_suppress" ;;
+	napi) echo 1 >"$q/iowait_poll_submit_reap" ;;
+	*) echo "set_mode: unknown mode '$2'" >&2 && return 1 ;;
+	esac
+}
+
+# mode_engine MODE: fio's engine options for a synchronous read in MODE.
+mode_engine() {
+	if [ "$1" = iopoll ]; then echo "--ioengine=io_uring --hipri=1"; else echo "--ioengine=psync"; fi
+}
+
 # make_ext4_tree DISK DIR NFILES: a fresh ext4 on /dev/DISK, mounted on DIR, with NFILES
 # small files in 20 x 10 nested directories (DIR/tree), remounted so that nothing is cached.
 make_ext4_tree() {

@@ -44,16 +44,8 @@ fio_args=(--name=p --filename="/dev/$disk" --bs=4k --runtime="$RUNTIME" --time_b
 
 printf 'mode\tios\tseconds\tperiod_ns\tcpus\tiops_without_perf\n' >"$out/profile.tsv"
 for mode in off on irqsuppress iopoll; do
-	reset_iowait_knobs "$disk"
-	opts=(--ioengine=psync)
-	case $mode in
-	on) echo 1 >"$q/iowait_poll" ;;
-	irqsuppress)
-		echo 1 >"$q/iowait_poll"
-		echo 1 >"$q/iowait_poll_irq_suppress"
-		;;
-	iopoll) opts=(--ioengine=io_uring --hipri=1) ;;
-	esac
+	set_mode "$disk" "$mode"
+	read -ra opts <<<"$(mode_engine "$mode")"
 	# terse v3: field 6 is the KiB read (4 KiB per I/O), field 8 the IOPS.
 	plain=$(timeout $((RUNTIME + 60)) fio "${fio_args[@]}" "${opts[@]}" | awk -F';' '{ print $8 }') ||
 		die "fio failed in mode $mode"

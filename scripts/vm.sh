@@ -7,6 +7,8 @@
 #   NVME_OPTS=prop=value,...: more properties for both NVMe controllers (msix_qsize=1)
 #   NULL_LATENCY_NS=N: the null backend (NVMe main, virtio-blk vmain) completes each I/O after N ns
 #   DATA_ERROR_SECTOR=N: reads of 512-byte sector N of the data drive fail with EIO (blkdebug)
+#   QEMU_TRACE='event ...': QEMU trace events (pci_nvme_*) logged with host time stamps to
+#     OUTDIR/qemu-trace.log
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -41,6 +43,7 @@ stream=${VM_STREAM:-all}
 nvme_opts=${NVME_OPTS:-}
 null_latency_ns=${NULL_LATENCY_NS:-0}
 data_error_sector=${DATA_ERROR_SECTOR:-}
+read -ra qemu_trace_events <<<"${QEMU_TRACE:-}"
 check_choice VM_STREAM "$stream" all progress none
 check_choice PROFILE "$profile" "${PROFILES[@]}"
 check_choice ACCEL "$accel" auto kvm tcg
@@ -52,6 +55,11 @@ check_uint NULL_LATENCY_NS "$null_latency_ns" 0 100000000
 [[ -z $nvme_opts || $nvme_opts =~ ^[a-z_]+=[a-z0-9]+(,[a-z_]+=[a-z0-9]+)*$ ]] ||
 	die "NVME_OPTS=$nvme_opts is not valid; use prop=value,... (e.g. msix_qsize=1)"
 check_uint VM_TIMEOUT "$timeout_s" 10 86400
+trace_args=()
+for event in "${qemu_trace_events[@]}"; do
+	[[ $event =~ ^[a-z0-9_]+$ ]] || die "QEMU_TRACE entry '$event' is not a trace event name"
+	trace_args+=(-trace "enable=$event")
+done
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
 kernel=$BUILD/bzImage-$profile
 [ -f "$kernel" ] || die "no $kernel; run 'make kernel PROFILE=$profile'"
@@ -94,7 +102,14 @@ for d in /tmp /run /var/tmp /var/lib /root; do
 done
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv"
+if [ ${#trace_args[@]} -gt 0 ]; then
+	known=$(qemu-system-x86_64 -trace help 2>&1) || die "qemu-system-x86_64 -trace help failed"
+	for event in "${qemu_trace_events[@]}"; do
+		grep -qx -- "$event" <<<"$known" || die "QEMU_TRACE: this QEMU has no trace event '$event'"
+	done
+	trace_args+=(-D "$outdir/qemu-trace.log" -msg timestamp=on)
+fi
+rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv" "$outdir/qemu-trace.log"
 printf '%s\n' "$*" >"$outdir/command"
 echo "$accel" >"$outdir/accel"
 
@@ -194,6 +209,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-machine q35 -smp "$vcpus" -m "$mem_mb" -nographic -no-reboot -nodefaults \
 	-serial "file:$outdir/serial.log" -display none \
 	-kernel "$kernel" -append "$append" \
+	${trace_args[@]+"${trace_args[@]}"} \
 	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev "local,id=out,path=$outdir,security_model=none,multidevs=remap" \
