@@ -61,6 +61,13 @@ for event in "${qemu_trace_events[@]}"; do
 	trace_args+=(-trace "enable=$event")
 done
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
+# Before anything is created: a wrong event name changes nothing.
+if [ ${#qemu_trace_events[@]} -gt 0 ]; then
+	known=$(qemu-system-x86_64 -trace help 2>&1) || die "qemu-system-x86_64 -trace help failed"
+	for event in "${qemu_trace_events[@]}"; do
+		grep -qx -- "$event" <<<"$known" || die "QEMU_TRACE: this QEMU has no trace event '$event'"
+	done
+fi
 kernel=$BUILD/bzImage-$profile
 [ -f "$kernel" ] || die "no $kernel; run 'make kernel PROFILE=$profile'"
 
@@ -103,10 +110,6 @@ done
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 if [ ${#trace_args[@]} -gt 0 ]; then
-	known=$(qemu-system-x86_64 -trace help 2>&1) || die "qemu-system-x86_64 -trace help failed"
-	for event in "${qemu_trace_events[@]}"; do
-		grep -qx -- "$event" <<<"$known" || die "QEMU_TRACE: this QEMU has no trace event '$event'"
-	done
 	trace_args+=(-D "$outdir/qemu-trace.log" -msg timestamp=on)
 fi
 rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv" "$outdir/qemu-trace.log"
