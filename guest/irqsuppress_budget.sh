@@ -32,14 +32,9 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	for ((i = 0; i < n; i++)); do
 		cfg=$(rotated_config "$rep" "$i" "${configs[@]}")
 		mode=${cfg%%:*} budget=${cfg#*:}
-		reset_iowait_knobs "$disk"
+		set_mode "$disk" "$mode"
 		echo "$budget" >"$q/iowait_poll_budget_us"
-		engine=(--ioengine=psync)
-		case $mode in
-		on) echo 1 >"$q/iowait_poll" ;;
-		irqsuppress) echo 1 >"$q/iowait_poll" && echo 1 >"$q/iowait_poll_irq_suppress" ;;
-		iopoll) engine=(--ioengine=io_uring --hipri=1) ;;
-		esac
+		read -ra engine <<<"$(mode_engine "$mode")"
 		i0=$(nvme_irq_count "$disk") w0=$(iowait_stat "$disk" waits) b0=$(iowait_stat "$disk" exit_budget)
 		result=$(timeout 60 fio --name=q --filename="/dev/$disk" --bs=4k --runtime=4 --time_based \
 			--output-format=terse --terse-version=3 "${engine[@]}" --direct=1 --rw=randread |
