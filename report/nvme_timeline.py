@@ -104,7 +104,7 @@ def ios_of(run):
         elif name in irqs:
             irqs[name] += 1
             cur.setdefault("post", t)
-    # An I/O with more than one of a step (QD > 1, a retry) is not a QD1 I/O: kept out.
+    # The first of each step counts (at QD1 there is one); an I/O without a CQE post is left out.
     return [io for io in ios if "post" in io], threads, irqs
 
 
