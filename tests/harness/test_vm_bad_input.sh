@@ -4,13 +4,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../../scripts/tap.sh
 . "$top/scripts/tap.sh"
-tmp=$(mktemp -d)
+# Not under /tmp: vm.sh refuses an output directory there before it gets to the names.
+mkdir -p "$top/build"
+tmp=$(mktemp -d -p "$top/build" test-vm-bad-input.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # try NAME TRACE MESSAGE: vm.sh fails, prints MESSAGE, and creates no output directory.
 try() {
 	local name=$1 trace=$2 message=$3 rc=0
-	QEMU_TRACE=$trace "$top/scripts/vm.sh" -o "$tmp/out" -- true >"$tmp/log" 2>&1 && rc=1
+	QEMU_TRACE=$trace "$top/scripts/vm.sh" -t 10 -o "$tmp/out" -- true >"$tmp/log" 2>&1 && rc=1
 	grep -qF -- "$message" "$tmp/log" || rc=1
 	[ ! -e "$tmp/out" ] || rc=1
 	[ "$rc" -eq 0 ] || sed 's/^/# /' "$tmp/log"
