@@ -141,6 +141,10 @@ BOOTSTRAP_MIN_REPS = 3
 # A boot ran on a busy host when processes other than its QEMU took, on average, more than
 # this many host CPUs (a kernel build beside it takes about 2).
 BUSY_HOST_CPUS = 0.2
+# scripts/host_speed.py's loop: a sample is slow beyond this factor of the run's 10th
+# percentile. Shown, not judged: on 2026-12-05 a third of the samples were slow while
+# the IOPS of the reps beside them hardly differed (docs/host-speed-2026-12-05.md).
+SLOW_PROBE_FACTOR = 1.4
 # A rep whose own clock says it ran outside this factor of the runtime asked for
 # (or longer than an hour) saw the guest clock jump, as one rep did on 2026-12-04 on a
 # host booted with tsc=unstable.  Such a rep is left out.
@@ -203,16 +207,21 @@ def load_runs(results_dir):
 
 def load_host_load(results_dir, host_cpus):
     """Per boot, from <boot>-host-load.tsv (scripts/vm.sh): the CPUs that processes other
-    than QEMU used on average over the boot, QEMU's own, and the host load before and after."""
+    than QEMU used on average over the boot, QEMU's own, the host load before and after,
+    and the host speed probe's median and share of slow samples (files from before
+    2026-12-05 have no probe column)."""
     boots = {}
     for path in sorted(glob.glob(os.path.join(results_dir, "*host-load.tsv"))):
         name = os.path.basename(path)[:-len("host-load.tsv")].rstrip("-") or "main"
         try:
             with open(path) as f:
                 lines = [line.split("\t") for line in f.read().splitlines()[1:] if line.strip()]
-            samples = [(float(t), float(load), int(busy), int(total), int(qemu))
-                       for t, load, busy, total, qemu in lines if qemu != "-"]
+            if any(len(fields) not in (5, 6) for fields in lines):
+                raise ValueError("a line without 5 or 6 fields")
+            samples = [(float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3]),
+                        int(fields[4])) for fields in lines if fields[4] != "-"]
             loads = [float(fields[1]) for fields in lines]
+            probes = [float(fields[5]) for fields in lines if len(fields) == 6 and fields[5] != "-"]
         except (OSError, ValueError) as e:
             raise BadInput(f"{path}: malformed host load samples: {e}") from e
         if len(samples) < 2:
@@ -228,7 +237,14 @@ def load_host_load(results_dir, host_cpus):
             "load1_before": loads[0],
             "load1_after": loads[-1],
             "busy": other is None or other > BUSY_HOST_CPUS,
+            "probe_ms": probes,
         }
+    every = sorted(p for b in boots.values() for p in b["probe_ms"])
+    for b in boots.values():
+        probes = b.pop("probe_ms")
+        b["probe_ms_median"] = statistics.median(probes) if probes else None
+        b["probe_slow_share"] = (sum(p > SLOW_PROBE_FACTOR * every[len(every) // 10]
+                                     for p in probes) / len(probes) if probes else None)
     return boots
 
 
@@ -707,12 +723,19 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
     if host_load:
         lines += ["## Host load", "",
                   "CPUs used on the host during each boot, from /proc/stat and QEMU's "
-                  "/proc/PID/stat, sampled every 5 s by scripts/vm.sh.", "",
-                  "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after | busy |",
-                  "|---|---|---|---|---|---|---|"]
+                  "/proc/PID/stat, sampled every 5 s by scripts/vm.sh, and the CPU ms that "
+                  "scripts/host_speed.py's fixed loop took at each sample (more is a slower "
+                  f"host core; slow: over {SLOW_PROBE_FACTOR} times the run's 10th percentile). "
+                  "The probe is shown, not judged: its slow samples have not been shown to "
+                  "slow the reps beside them.", "",
+                  "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after "
+                  "| busy | probe ms, median | slow probe samples |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for name, b in host_load.items():
+            slow = b["probe_slow_share"]
             lines.append(f"| {name} | {b['seconds']:.0f} | {fmt(b['other_cpus'])} | {fmt(b['qemu_cpus'])} "
-                         f"| {b['load1_before']:.2f} | {b['load1_after']:.2f} | {'yes' if b['busy'] else 'no'} |")
+                         f"| {b['load1_before']:.2f} | {b['load1_after']:.2f} | {'yes' if b['busy'] else 'no'} "
+                         f"| {fmt(b['probe_ms_median'])} | {'–' if slow is None else f'{100 * slow:.0f} %'} |")
         lines.append("")
     return "\n".join(lines + meta_lines(meta, guest))
 

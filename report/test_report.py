@@ -356,11 +356,12 @@ class TestMarkdown(TempResults):
                 self.assertIn(f"| cpu_share | {report.fmt_interval(value)} | ≤ 0.50 | {status} |",
                               report.make_markdown([], {"cpu_share": value}, {}, {}))
         busy = {"main": {"seconds": 60, "other_cpus": 1.9, "qemu_cpus": 2.0, "load1_before": 3.0,
-                         "load1_after": 4.0, "busy": True}}
+                         "load1_after": 4.0, "busy": True, "probe_ms_median": None,
+                         "probe_slow_share": None}}
         md = report.make_markdown([], summary, {}, {}, busy)
         self.assertIn("| psync_qd1_irqsuppress_vs_off | 2.100 [2.050, 2.200] | ≥ 2.00 | not judged: host busy |", md)
         self.assertIn("**The host was busy**", md)
-        self.assertIn("| main | 60 | 1.90 | 2.00 | 3.00 | 4.00 | yes |", md)
+        self.assertIn("| main | 60 | 1.90 | 2.00 | 3.00 | 4.00 | yes | – | – |", md)
 
     def test_results_without_new_modes(self):
         # Results from before the new modes: no such runs, no new stats lines, no knobs.
@@ -517,16 +518,26 @@ class TestIntervals(TempResults):
         self.assertIsNone(row["nosleep_share"])
         self.assertEqual(row["exit_shares"], {k: None for k in report.EXITS})
 
-    def write_host_load(self, name, other_jiffies_per_5s):
+    def write_host_load(self, name, other_jiffies_per_5s, probes=None):
         # 2 CPUs, 100 jiffies/s: 1000 jiffies per 5 s sample; QEMU takes 800 of them.
-        lines = ["time\tload1\tcpu_busy\tcpu_total\tqemu_cpu"]
+        # probes: the 14 samples' host speed probe (ms), or None for the old 5 columns.
+        lines = ["time\tload1\tcpu_busy\tcpu_total\tqemu_cpu" + ("\tprobe_ms" if probes else "")]
         busy = 0
-        for i in range(13):
-            lines.append(f"{1000 + 5 * i}\t{1.0 + i / 10:.2f}\t{busy}\t{1000 * i}\t{800 * i}")
+        for i in range(14):
+            qemu = f"{800 * i}" if i < 13 else "-"
+            probe = f"\t{probes[i]}" if probes else ""
+            load = f"{1.0 + i / 10:.2f}" if i < 13 else "2.50"
+            lines.append(f"{1000 + 5 * i}\t{load}\t{busy}\t{1000 * i}\t{qemu}{probe}")
             busy += 800 + other_jiffies_per_5s
-        lines.append(f"{1065}\t2.50\t{busy}\t13000\t-")
         with open(os.path.join(self.dir, name), "w") as f:
             f.write("\n".join(lines) + "\n")
+
+    def set_host_cpus(self, n):
+        with open(os.path.join(self.dir, "meta.json")) as f:
+            meta = json.load(f)
+        meta["host_cpus"] = n
+        with open(os.path.join(self.dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
 
     def test_host_load(self):
         self.write_host_load("main-host-load.tsv", 20)
@@ -547,7 +558,27 @@ class TestIntervals(TempResults):
         self.assertAlmostEqual(results["meta"]["host_load"]["idlepoll"]["other_cpus"], 1.2)
         self.assertTrue(results["host_busy"])
         self.assertIn("**The host was busy**", md)
-        self.assertIn("| idlepoll | 60 | 1.20 | 1.60 | 1.00 | 2.50 | yes |", md)
+        self.assertIn("| idlepoll | 60 | 1.20 | 1.60 | 1.00 | 2.50 | yes | – | – |", md)
+
+    def test_host_speed_probe(self):
+        # As on 2026-12-05: the probe ran about 4.5 ms, or about 8 ms part of the time.
+        fast = [4.5, 4.6, 4.4, 4.8, 4.5, 4.7, 4.6, 4.5, 4.9, 4.4, 4.6, 4.5, 4.7, 4.6]
+        self.set_host_cpus(2)
+        self.write_host_load("main-host-load.tsv", 20, fast)
+        self.write_host_load("stock-host-load.tsv", 20, fast[:11] + [6.0, 7.9, 8.1])
+        results, md = report.build(self.dir)
+        main, stock = (results["meta"]["host_load"][b] for b in ("main", "stock"))
+        self.assertAlmostEqual(main["probe_ms_median"], 4.6)
+        self.assertEqual(main["probe_slow_share"], 0.0)
+        # 6.0 ms is within 1.4 times the run's 10th percentile (4.4 ms); 7.9 and 8.1 are not.
+        self.assertAlmostEqual(stock["probe_slow_share"], 2 / 14)
+        self.assertIn("| no | 4.60 | 14 % |", md)
+        self.assertFalse(results["host_busy"])
+
+    def test_malformed_probe_column(self):
+        self.write_host_load("main-host-load.tsv", 20, [4.5] * 13 + ["fast"])
+        with self.assertRaisesRegex(report.BadInput, "malformed host load samples"):
+            report.build(self.dir)
 
 
 class TestClockJump(TempResults):
