@@ -142,9 +142,10 @@ BOOTSTRAP_MIN_REPS = 3
 # this many host CPUs (a kernel build beside it takes about 2).
 BUSY_HOST_CPUS = 0.2
 # scripts/host_speed.py's loop: a sample is slow beyond this factor of the run's 10th
-# percentile. Shown, not judged: on 2026-12-05 a third of the samples were slow while
-# the IOPS of the reps beside them hardly differed (docs/host-speed-2026-12-05.md).
+# percentile, and a rep with a slow sample within PROBE_WINDOW_S (half the sampling
+# period) of it is left out: such reps measured 14 % lower (docs/host-speed-2026-12-05.md).
 SLOW_PROBE_FACTOR = 1.4
+PROBE_WINDOW_S = 2.5
 # A rep whose own clock says it ran outside this factor of the runtime asked for
 # (or longer than an hour) saw the guest clock jump, as one rep did on 2026-12-04 on a
 # host booted with tsc=unstable.  Such a rep is left out.
@@ -209,8 +210,8 @@ def load_host_load(results_dir, host_cpus):
     """Per boot, from <boot>-host-load.tsv (scripts/vm.sh): the CPUs that processes other
     than QEMU used on average over the boot, QEMU's own, the host load before and after,
     and the host speed probe's median and share of slow samples (files from before
-    2026-12-05 have no probe column)."""
-    boots = {}
+    2026-12-05 have no probe column). Also, per boot, the probe's (time, ms) samples."""
+    boots, probe_samples = {}, {}
     for path in sorted(glob.glob(os.path.join(results_dir, "*host-load.tsv"))):
         name = os.path.basename(path)[:-len("host-load.tsv")].rstrip("-") or "main"
         try:
@@ -221,7 +222,10 @@ def load_host_load(results_dir, host_cpus):
             samples = [(float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3]),
                         int(fields[4])) for fields in lines if fields[4] != "-"]
             loads = [float(fields[1]) for fields in lines]
-            probes = [float(fields[5]) for fields in lines if len(fields) == 6 and fields[5] != "-"]
+            probes = [(fields[4] != "-", float(fields[0]), float(fields[5])) for fields in lines
+                      if len(fields) == 6 and fields[5] != "-"]
+            # Only while QEMU ran: the samples before and after it are outside the reps.
+            probe_samples[name] = [(t, ms) for qemu_ran, t, ms in probes if qemu_ran]
         except (OSError, ValueError) as e:
             raise BadInput(f"{path}: malformed host load samples: {e}") from e
         if len(samples) < 2:
@@ -237,15 +241,16 @@ def load_host_load(results_dir, host_cpus):
             "load1_before": loads[0],
             "load1_after": loads[-1],
             "busy": other is None or other > BUSY_HOST_CPUS,
-            "probe_ms": probes,
         }
-    every = sorted(p for b in boots.values() for p in b["probe_ms"])
-    for b in boots.values():
-        probes = b.pop("probe_ms")
+    every = sorted(ms for samples in probe_samples.values() for _, ms in samples)
+    slow_ms = SLOW_PROBE_FACTOR * every[len(every) // 10] if every else None
+    for name, b in boots.items():
+        probes = [ms for _, ms in probe_samples[name]]
         b["probe_ms_median"] = statistics.median(probes) if probes else None
-        b["probe_slow_share"] = (sum(p > SLOW_PROBE_FACTOR * every[len(every) // 10]
-                                     for p in probes) / len(probes) if probes else None)
-    return boots
+        b["probe_slow_ms"] = slow_ms
+        b["probe_slow_share"] = (sum(p > slow_ms for p in probes) / len(probes)
+                                 if probes else None)
+    return boots, probe_samples
 
 
 def load_meta(results_dir):
@@ -344,6 +349,23 @@ def clock_fault(run):
         return f"fio measured {ran_ms / 1000:,.1f} s of a {wanted} s run: the guest clock jumped"
     if m.get("wall_s") is not None and not 0 <= m["wall_s"] <= MAX_REP_WALL_S:
         return f"the rep took {m['wall_s']:,.0f} s by the guest clock: the guest clock jumped"
+    return None
+
+
+def slow_host_fault(run, host_load, probe_samples):
+    """Why a rep ran beside a slow host speed probe sample, or None."""
+    raw_dir = os.path.basename(os.path.dirname(run["source"]))
+    boot = raw_dir[len("raw-"):] if raw_dir.startswith("raw-") else "main"
+    samples = probe_samples.get(boot)
+    start, end = run["before"].get("t_ns"), run["after"].get("t_ns")
+    if not samples or start is None or end is None:
+        return None
+    slow_ms = host_load[boot]["probe_slow_ms"]
+    beside = [ms for t, ms in samples
+              if start / 1e9 - PROBE_WINDOW_S <= t <= end / 1e9 + PROBE_WINDOW_S]
+    if beside and max(beside) > slow_ms:
+        return (f"the host speed probe took {max(beside):.1f} ms beside it (slow: over "
+                f"{slow_ms:.1f} ms)")
     return None
 
 
@@ -693,8 +715,13 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
         if r["workload"] not in workloads:
             workloads.append(r["workload"])
     if excluded:
+        slow_host = [e for e in excluded if e["reason"].startswith("the host speed probe")]
         lines += ["**Reps left out** (their rows count the others):", ""]
-        lines += [f"- {e['source']}: {e['reason']}" for e in excluded]
+        lines += [f"- {e['source']}: {e['reason']}" for e in excluded if e not in slow_host]
+        if slow_host:
+            lines.append(f"- {len(slow_host)} reps with a slow host speed probe sample within "
+                         f"{PROBE_WINDOW_S} s of them (see Host load; each is listed in "
+                         "results.json's excluded_runs)")
         lines.append("")
     for w in workloads:
         lines += workload_table(w, rows)
@@ -721,13 +748,15 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
                      f"{judge(value, goal, host_busy)} |")
     lines.append("")
     if host_load:
+        slow_ms = next(iter(host_load.values()))["probe_slow_ms"]
+        slow_def = (f"over {fmt(slow_ms)} ms, {SLOW_PROBE_FACTOR} times the run's 10th percentile"
+                    if slow_ms else "none recorded")
         lines += ["## Host load", "",
                   "CPUs used on the host during each boot, from /proc/stat and QEMU's "
                   "/proc/PID/stat, sampled every 5 s by scripts/vm.sh, and the CPU ms that "
-                  "scripts/host_speed.py's fixed loop took at each sample (more is a slower "
-                  f"host core; slow: over {SLOW_PROBE_FACTOR} times the run's 10th percentile). "
-                  "The probe is shown, not judged: its slow samples have not been shown to "
-                  "slow the reps beside them.", "",
+                  "scripts/host_speed.py's fixed loop took at each sample while QEMU ran "
+                  f"(more is a slower host core; slow: {slow_def}). Reps with a slow sample "
+                  f"within {PROBE_WINDOW_S} s of them are left out.", "",
                   "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after "
                   "| busy | probe ms, median | slow probe samples |",
                   "|---|---|---|---|---|---|---|---|---|"]
@@ -813,12 +842,14 @@ def build(results_dir):
             run["metrics"] = run_metrics(run)
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise BadInput(f"{run['source']}: malformed run: {type(e).__name__}: {e}") from e
-    faults = {r["source"]: clock_fault(r) for r in runs}
+    host_load, probe_samples = load_host_load(results_dir,
+                                              meta.get("host_cpus") or os.cpu_count() or 1)
+    faults = {r["source"]: clock_fault(r) or slow_host_fault(r, host_load, probe_samples)
+              for r in runs}
     excluded = [{"source": src, "reason": why} for src, why in faults.items() if why]
     runs = [r for r in runs if not faults[r["source"]]]
     if not runs:
         raise BadInput(f"{results_dir}: every run was left out: {excluded[0]['reason']}")
-    host_load = load_host_load(results_dir, meta.get("host_cpus") or os.cpu_count() or 1)
     rows = make_rows(runs)
     summary = bootstrap_summary(runs, make_summary(rows))
     results = {"meta": dict(meta, guest_env=guest, host_load=host_load),

@@ -357,7 +357,7 @@ class TestMarkdown(TempResults):
                               report.make_markdown([], {"cpu_share": value}, {}, {}))
         busy = {"main": {"seconds": 60, "other_cpus": 1.9, "qemu_cpus": 2.0, "load1_before": 3.0,
                          "load1_after": 4.0, "busy": True, "probe_ms_median": None,
-                         "probe_slow_share": None}}
+                         "probe_slow_ms": None, "probe_slow_share": None}}
         md = report.make_markdown([], summary, {}, {}, busy)
         self.assertIn("| psync_qd1_irqsuppress_vs_off | 2.100 [2.050, 2.200] | ≥ 2.00 | not judged: host busy |", md)
         self.assertIn("**The host was busy**", md)
@@ -542,11 +542,7 @@ class TestIntervals(TempResults):
     def test_host_load(self):
         self.write_host_load("main-host-load.tsv", 20)
         self.write_host_load("idlepoll-host-load.tsv", 20)
-        with open(os.path.join(self.dir, "meta.json")) as f:
-            meta = json.load(f)
-        meta["host_cpus"] = 2
-        with open(os.path.join(self.dir, "meta.json"), "w") as f:
-            json.dump(meta, f)
+        self.set_host_cpus(2)
         results = report.build(self.dir)[0]
         main = results["meta"]["host_load"]["main"]
         self.assertAlmostEqual(main["other_cpus"], 0.04)
@@ -562,18 +558,67 @@ class TestIntervals(TempResults):
 
     def test_host_speed_probe(self):
         # As on 2026-12-05: the probe ran about 4.5 ms, or about 8 ms part of the time.
-        fast = [4.5, 4.6, 4.4, 4.8, 4.5, 4.7, 4.6, 4.5, 4.9, 4.4, 4.6, 4.5, 4.7, 4.6]
+        # The last sample, taken after QEMU ended, does not count.
+        fast = [4.5, 4.6, 4.4, 4.8, 4.5, 4.7, 4.6, 4.5, 4.9, 4.4, 4.6, 4.5, 4.7, 9.0]
         self.set_host_cpus(2)
         self.write_host_load("main-host-load.tsv", 20, fast)
-        self.write_host_load("stock-host-load.tsv", 20, fast[:11] + [6.0, 7.9, 8.1])
+        self.write_host_load("stock-host-load.tsv", 20, fast[:10] + [6.0, 7.9, 8.1, 4.5])
         results, md = report.build(self.dir)
         main, stock = (results["meta"]["host_load"][b] for b in ("main", "stock"))
         self.assertAlmostEqual(main["probe_ms_median"], 4.6)
         self.assertEqual(main["probe_slow_share"], 0.0)
         # 6.0 ms is within 1.4 times the run's 10th percentile (4.4 ms); 7.9 and 8.1 are not.
-        self.assertAlmostEqual(stock["probe_slow_share"], 2 / 14)
-        self.assertIn("| no | 4.60 | 14 % |", md)
+        self.assertAlmostEqual(stock["probe_slow_share"], 2 / 13)
+        self.assertIn("slow: over 6.16 ms", md)
+        self.assertIn("| no | 4.60 | 15 % |", md)
         self.assertFalse(results["host_busy"])
+
+    def test_host_speed_probe_over_the_whole_run(self):
+        # A boot that ran slow throughout is slow against the run, not against itself;
+        # one very fast sample does not make every other sample slow.
+        self.set_host_cpus(2)
+        self.write_host_load("main-host-load.tsv", 20, [4.5] * 12 + [1.0, 4.5])
+        self.write_host_load("stock-host-load.tsv", 20, [8.0] * 13 + ["-"])
+        host_load = report.build(self.dir)[0]["meta"]["host_load"]
+        self.assertEqual(host_load["main"]["probe_slow_share"], 0.0)
+        self.assertEqual(host_load["stock"]["probe_slow_share"], 1.0)
+
+    def test_host_load_without_probe_beside_one_with(self):
+        # A run whose boots came from before and after the probe column was added.
+        self.set_host_cpus(2)
+        self.write_host_load("main-host-load.tsv", 20, [4.5] * 13 + ["-"])
+        self.write_host_load("stock-host-load.tsv", 20)
+        results, md = report.build(self.dir)
+        self.assertIsNone(results["meta"]["host_load"]["stock"]["probe_slow_share"])
+        self.assertEqual(results["meta"]["host_load"]["main"]["probe_slow_share"], 0.0)
+        self.assertIn("| no | – | – |", md)
+
+    def set_rep_time(self, name, start_s, end_s, raw="raw"):
+        path = os.path.join(self.dir, raw, name + ".json")
+        with open(path) as f:
+            run = json.load(f)
+        run["before"]["t_ns"], run["after"]["t_ns"] = int(start_s * 1e9), int(end_s * 1e9)
+        with open(path, "w") as f:
+            json.dump(run, f)
+
+    def test_rep_beside_a_slow_probe_sample_is_left_out(self):
+        # Samples every 5 s from 1000 s; the one at 1025 s ran slow. A rep from 1026 s is
+        # beside it; one from 1036 s has only fast samples within 2.5 s of it.
+        self.set_host_cpus(2)
+        probes = [4.5] * 14
+        probes[5] = 8.0
+        self.write_host_load("main-host-load.tsv", 20, probes)
+        self.write_host_load("stock-host-load.tsv", 20, [4.5] * 14)
+        self.set_rep_time("psync_qd1_randread__off__r2", 1026.0, 1029.0)
+        self.set_rep_time("psync_qd1_randread__on__r2", 1036.0, 1039.0)
+        self.set_rep_time("psync_qd1_randread__stock__r2", 1026.0, 1029.0, raw="raw-stock")
+        results, md = report.build(self.dir)
+        self.assertEqual([e["source"] for e in results["excluded_runs"]],
+                         ["raw/psync_qd1_randread__off__r2.json"])
+        self.assertIn("8.0 ms beside it", results["excluded_runs"][0]["reason"])
+        self.assertEqual(report.find_row(results["rows"], "psync_qd1_randread", "off")["reps"], 1)
+        self.assertEqual(report.find_row(results["rows"], "psync_qd1_randread", "on")["reps"], 2)
+        self.assertIn("- 1 reps with a slow host speed probe sample within 2.5 s", md)
 
     def test_malformed_probe_column(self):
         self.write_host_load("main-host-load.tsv", 20, [4.5] * 13 + ["fast"])

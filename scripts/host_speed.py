@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Print the CPU milliseconds a fixed loop takes on this host now.
 
-scripts/vm.sh runs it every 5 s beside the host's load. A host that shares its cores
-with other tenants can run the same loop at half speed with no load of its own to show
-for it (docs/host-speed-2026-12-05.md); report/report.py reads the spread of these
-samples. CPU time, not wall time: the QEMU beside it taking the CPU does not count."""
+scripts/vm.sh runs it every 5 s beside the host's load. The same loop can take 1.7
+times as long for minutes with no load on this machine to show for it
+(docs/host-speed-2026-12-05.md); report/report.py counts the slow samples. CPU time,
+not wall time: the QEMU beside it taking the CPU does not count."""
 import time
 
 LOOPS = 200_000

@@ -183,7 +183,7 @@ stream_guest() {
 # sample_host_load OUT WRAPPER_PID: every 5 s until WRAPPER_PID ends, the host's 1-minute
 # load, its busy and total CPU jiffies (/proc/stat) and QEMU's own (/proc/PID/stat), so
 # that a report can tell the CPU time other processes took from QEMU's ('-': no QEMU),
-# and the CPU ms of scripts/host_speed.py's loop, which shows a host slowed by tenants.
+# and the CPU ms of scripts/host_speed.py's loop, which shows a slower host core.
 sample_host_load() {
 	local out=$1 wrapper=$2 qemu="" cpu load qemu_cpu probe f
 	printf 'time\tload1\tcpu_busy\tcpu_total\tqemu_cpu\tprobe_ms\n' >"$out"
@@ -196,7 +196,8 @@ sample_host_load() {
 			read -r -a f <<<"${f##*) }"
 			qemu_cpu=$((f[11] + f[12]))
 		fi
-		probe=$(python3 -I -S "$TOP/scripts/host_speed.py") || probe=-
+		probe=$(timeout 5 python3 -I -S "$TOP/scripts/host_speed.py" 2>/dev/null) || probe=-
+		[[ $probe =~ ^[0-9]+\.[0-9]+$ ]] || probe=-
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$load" \
 			$((cpu[1] + cpu[2] + cpu[3] + cpu[6] + cpu[7] + cpu[8])) \
 			$((cpu[1] + cpu[2] + cpu[3] + cpu[4] + cpu[5] + cpu[6] + cpu[7] + cpu[8])) \
