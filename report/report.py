@@ -143,7 +143,9 @@ BOOTSTRAP_MIN_REPS = 3
 BUSY_HOST_CPUS = 0.2
 # scripts/host_speed.py's loop: a sample is slow beyond this factor of the run's 10th
 # percentile, and a rep with a slow sample within PROBE_WINDOW_S (half the sampling
-# period) of it is left out: such reps measured 14 % lower (docs/host-speed-2026-12-05.md).
+# period) of it is left out: such reps measured 6-14 % lower (docs/host-speed-2026-12-05.md).
+# Rep times are the guest's clock, sample times the host's: the guest's is set from the
+# host's at boot. A failed probe ('-') leaves the reps beside it in.
 SLOW_PROBE_FACTOR = 1.4
 PROBE_WINDOW_S = 2.5
 # A rep whose own clock says it ran outside this factor of the runtime asked for
@@ -719,8 +721,8 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
         lines += ["**Reps left out** (their rows count the others):", ""]
         lines += [f"- {e['source']}: {e['reason']}" for e in excluded if e not in slow_host]
         if slow_host:
-            lines.append(f"- {len(slow_host)} reps with a slow host speed probe sample within "
-                         f"{PROBE_WINDOW_S} s of them (see Host load; each is listed in "
+            lines.append(f"- reps with a slow host speed probe sample within {PROBE_WINDOW_S} s "
+                         f"of them: {len(slow_host)} (see Host load; each is listed in "
                          "results.json's excluded_runs)")
         lines.append("")
     for w in workloads:

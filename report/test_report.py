@@ -20,6 +20,7 @@ import report  # noqa: E402
 
 SAMPLES = os.path.join(HERE, "samples", "results")
 REPORT = os.path.join(HERE, "report.py")
+HOST_SPEED_REPS = os.path.join(HERE, "..", "scripts", "host_speed_reps.py")
 OUTPUTS = ("results.json", "report.md", "latency.png")
 
 
@@ -618,7 +619,24 @@ class TestIntervals(TempResults):
         self.assertIn("8.0 ms beside it", results["excluded_runs"][0]["reason"])
         self.assertEqual(report.find_row(results["rows"], "psync_qd1_randread", "off")["reps"], 1)
         self.assertEqual(report.find_row(results["rows"], "psync_qd1_randread", "on")["reps"], 2)
-        self.assertIn("- 1 reps with a slow host speed probe sample within 2.5 s", md)
+        self.assertIn("- reps with a slow host speed probe sample within 2.5 s of them: 1 (", md)
+
+    def test_host_speed_reps(self):
+        # scripts/host_speed_reps.py: off r2 ran across the slow sample at 1025 s at half
+        # the IOPS of off r1, which ran across a fast one.
+        self.set_host_cpus(2)
+        probes = [4.5] * 14
+        probes[5] = 8.0
+        self.write_host_load("main-host-load.tsv", 20, probes)
+        self.set_rep_time("psync_qd1_randread__off__r1", 1036.0, 1041.0)
+        self.set_rep_time("psync_qd1_randread__off__r2", 1024.0, 1027.0)
+        self.set_iops("psync_qd1_randread__off__r1", 100.0)
+        self.set_iops("psync_qd1_randread__off__r2", 50.0)
+        out = subprocess.run([sys.executable, HOST_SPEED_REPS, self.dir], capture_output=True,
+                             text=True, check=True).stdout
+        self.assertIn("reps beside a slow sample: n=1, IOPS ÷ the other unslowed reps' median: "
+                      "median 0.500", out)
+        self.assertIn("off 1/2", out)  # the samples at 1025 s and 1040 s
 
     def test_malformed_probe_column(self):
         self.write_host_load("main-host-load.tsv", 20, [4.5] * 13 + ["fast"])

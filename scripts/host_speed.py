@@ -3,8 +3,9 @@
 
 scripts/vm.sh runs it every 5 s beside the host's load. The same loop can take 1.7
 times as long for minutes with no load on this machine to show for it
-(docs/host-speed-2026-12-05.md); report/report.py counts the slow samples. CPU time,
-not wall time: the QEMU beside it taking the CPU does not count."""
+(docs/host-speed-2026-12-05.md); report/report.py counts the slow samples and leaves
+out the reps beside them. CPU time, not wall time: the QEMU beside it taking the CPU
+does not count."""
 import time
 
 LOOPS = 200_000
