@@ -185,10 +185,11 @@ stream_guest() {
 # that a report can tell the CPU time other processes took from QEMU's ('-': no QEMU),
 # and the CPU ms of scripts/host_speed.py's loop, which shows a slower host core.
 sample_host_load() {
-	local out=$1 wrapper=$2 qemu="" cpu load qemu_cpu probe f
+	local out=$1 wrapper=$2 qemu="" cpu load qemu_cpu probe now f
 	printf 'time\tload1\tcpu_busy\tcpu_total\tqemu_cpu\tprobe_ms\n' >"$out"
 	while :; do
 		[ -n "$qemu" ] || qemu=$(pgrep -P "$wrapper" || true)
+		now=${EPOCHREALTIME/,/.} # the time of this sample, whatever the locale's decimal point
 		read -r load _ </proc/loadavg
 		read -r -a cpu </proc/stat
 		qemu_cpu=-
@@ -198,7 +199,7 @@ sample_host_load() {
 		fi
 		probe=$(timeout 5 python3 -I -S "$TOP/scripts/host_speed.py" 2>/dev/null) || probe=-
 		[[ $probe =~ ^[0-9]+\.[0-9]+$ ]] || probe=-
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$load" \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$now" "$load" \
 			$((cpu[1] + cpu[2] + cpu[3] + cpu[6] + cpu[7] + cpu[8])) \
 			$((cpu[1] + cpu[2] + cpu[3] + cpu[4] + cpu[5] + cpu[6] + cpu[7] + cpu[8])) \
 			"$qemu_cpu" "$probe" >>"$out"
