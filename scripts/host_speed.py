@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Print the CPU milliseconds a fixed loop takes on this host now.
 
-scripts/vm.sh runs it every 5 s beside the host's load. The same loop can take 1.7
-times as long for minutes with no load on this machine to show for it
+scripts/vm.sh runs it every 5 s beside the host's load. The same loop at times takes
+1.7 times as long with no load on this machine to show for it
 (docs/host-speed-2026-12-05.md); report/report.py counts the slow samples and leaves
 out the reps beside them. CPU time, not wall time: the QEMU beside it taking the CPU
 does not count."""

@@ -10,8 +10,8 @@ and each rep's IOPS (walks per second for the metadata walk) is divided by the m
 the other reps of its workload and mode in the same boot that had no slow sample beside
 them; a rep with no such other rep is skipped. Prints both groups, the ratio of their
 medians with a 95 % bootstrap interval (which takes the reps as independent, though one
-slow stretch often touches neighbouring reps, so it is too narrow if anything), and the
-share of slow samples taken during each mode's reps."""
+slow stretch often touches neighbouring reps, so it is too narrow if anything), and how
+many of the samples taken during each mode's reps were slow."""
 import os
 import random
 import statistics
@@ -30,7 +30,7 @@ def speed(run):
 
 
 def boot_of(run):
-    raw_dir = os.path.dirname(run["source"])
+    raw_dir = os.path.basename(os.path.dirname(run["source"]))
     return raw_dir[len("raw-"):] if raw_dir.startswith("raw-") else "main"
 
 
