@@ -14,6 +14,15 @@ import sys
 import tempfile
 
 
+def all_groups(group):
+    """Every group under @group. A kernel message inside the KTAP header (as
+    "nvme nvme1: 2/0/1 default/read/poll queues" between "KTAP version 1" and
+    "# Subtest:" on 2026-12-05) makes kunit.py nest the suites one level deeper."""
+    for sub in group.get("sub_groups", []):
+        yield sub
+        yield from all_groups(sub)
+
+
 def main(argv):
     if len(argv) != 4:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
@@ -30,7 +39,7 @@ def main(argv):
             return 1
         with open(out, encoding="utf-8") as f:
             results = json.load(f)
-    groups = [g for g in results.get("sub_groups", []) if g.get("name") == suite]
+    groups = [g for g in all_groups(results) if g.get("name") == suite]
     cases = [c for g in groups for c in g.get("test_cases", [])]
     if not cases:
         print(f"not ok - kunit: {suite} ran (no KTAP results for it in {log})")
