@@ -354,10 +354,15 @@ def clock_fault(run):
     return None
 
 
+def host_load_boot(run):
+    """The boot whose host load file covers a run: raw/ is main's, raw-stock-2/ stock-2's."""
+    raw_dir = os.path.basename(os.path.dirname(run["source"]))
+    return raw_dir[len("raw-"):] if raw_dir.startswith("raw-") else "main"
+
+
 def slow_host_fault(run, host_load, probe_samples):
     """Why a rep ran beside a slow host speed probe sample, or None."""
-    raw_dir = os.path.basename(os.path.dirname(run["source"]))
-    boot = raw_dir[len("raw-"):] if raw_dir.startswith("raw-") else "main"
+    boot = host_load_boot(run)
     samples = probe_samples.get(boot)
     start, end = run["before"].get("t_ns"), run["after"].get("t_ns")
     if not samples or start is None or end is None:
@@ -717,7 +722,7 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
         if r["workload"] not in workloads:
             workloads.append(r["workload"])
     if excluded:
-        slow_host = [e for e in excluded if e["reason"].startswith("the host speed probe")]
+        slow_host = [e for e in excluded if e["kind"] == "slow_host"]
         lines += ["**Reps left out** (their rows count the others):", ""]
         lines += [f"- {e['source']}: {e['reason']}" for e in excluded if e not in slow_host]
         if slow_host:
@@ -846,10 +851,15 @@ def build(results_dir):
         raise BadInput(f"{run['source']}: malformed run: {type(e).__name__}: {e}") from e
     host_load, probe_samples = load_host_load(results_dir,
                                               meta.get("host_cpus") or os.cpu_count() or 1)
-    faults = {r["source"]: clock_fault(r) or slow_host_fault(r, host_load, probe_samples)
-              for r in runs}
-    excluded = [{"source": src, "reason": why} for src, why in faults.items() if why]
-    runs = [r for r in runs if not faults[r["source"]]]
+    excluded = []
+    for r in runs:
+        for kind, why in (("clock", clock_fault(r)),
+                          ("slow_host", slow_host_fault(r, host_load, probe_samples))):
+            if why:
+                excluded.append({"source": r["source"], "kind": kind, "reason": why})
+                break
+    left_out = {e["source"] for e in excluded}
+    runs = [r for r in runs if r["source"] not in left_out]
     if not runs:
         raise BadInput(f"{results_dir}: every run was left out: {excluded[0]['reason']}")
     rows = make_rows(runs)

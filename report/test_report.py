@@ -617,8 +617,30 @@ class TestIntervals(TempResults):
         self.assertEqual([e["source"] for e in results["excluded_runs"]],
                          ["raw/psync_qd1_randread__off__r2.json"])
         self.assertIn("8.0 ms beside it", results["excluded_runs"][0]["reason"])
+        self.assertEqual(results["excluded_runs"][0]["kind"], "slow_host")
         self.assertEqual(report.find_row(results["rows"], "psync_qd1_randread", "off")["reps"], 1)
         self.assertEqual(report.find_row(results["rows"], "psync_qd1_randread", "on")["reps"], 2)
+        self.assertIn("- reps with a slow host speed probe sample within 2.5 s of them: 1 (", md)
+
+    def test_rep_with_a_jumped_clock_and_a_slow_probe_is_left_out_once(self):
+        # The clock names it; the slow-host count holds only off r2.
+        self.set_host_cpus(2)
+        probes = [4.5] * 14
+        probes[5] = 8.0
+        self.write_host_load("main-host-load.tsv", 20, probes)
+        self.set_rep_time("psync_qd1_randread__off__r2", 1026.0, 1029.0)
+        self.set_rep_time("psync_qd1_randread__on__r1", 1022.0, 1025.0)
+        path = os.path.join(self.dir, "raw", "psync_qd1_randread__on__r1.fio.json")
+        with open(path) as f:
+            fio = json.load(f)
+        fio["jobs"][0]["job_runtime"] = 31418566
+        with open(path, "w") as f:
+            json.dump(fio, f)
+        results, md = report.build(self.dir)
+        self.assertEqual([(e["source"], e["kind"]) for e in results["excluded_runs"]],
+                         [("raw/psync_qd1_randread__off__r2.json", "slow_host"),
+                          ("raw/psync_qd1_randread__on__r1.json", "clock")])
+        self.assertIn("- raw/psync_qd1_randread__on__r1.json: fio measured", md)
         self.assertIn("- reps with a slow host speed probe sample within 2.5 s of them: 1 (", md)
 
     def test_host_speed_reps(self):
@@ -662,6 +684,7 @@ class TestClockJump(TempResults):
         self.assertEqual(row["reps"], reps - 1)
         self.assertGreater(row["iops"]["min"], 1.0)
         self.assertEqual([e["source"] for e in results["excluded_runs"]], [f"raw/{name}.json"])
+        self.assertEqual(results["excluded_runs"][0]["kind"], "clock")
         self.assertIn(f"- raw/{name}.json: fio measured 31,418.6 s of a 1 s run", md)
 
     def test_rep_without_fio_whose_clock_jumped_is_left_out(self):

@@ -29,11 +29,6 @@ def speed(run):
     return 1 / statistics.mean(walk) if walk else None
 
 
-def boot_of(run):
-    raw_dir = os.path.basename(os.path.dirname(run["source"]))
-    return raw_dir[len("raw-"):] if raw_dir.startswith("raw-") else "main"
-
-
 def rep_ratios(runs, host_load, samples):
     """[(ratio to the other unslowed reps, beside a slow sample)], and how many reps had
     no unslowed other rep."""
@@ -43,7 +38,7 @@ def rep_ratios(runs, host_load, samples):
         if value is None or "t_ns" not in run["before"]:
             continue
         slow = report.slow_host_fault(run, host_load, samples) is not None
-        key = (boot_of(run), run["workload"], run["mode"])
+        key = (report.host_load_boot(run), run["workload"], run["mode"])
         groups.setdefault(key, []).append((value, slow))
     ratios, skipped = [], 0
     for group in groups.values():
@@ -60,7 +55,7 @@ def slow_by_mode(runs, host_load, samples):
     """{mode: [slow samples, samples]} over the samples taken during a rep of the mode."""
     counts = {}
     for run in runs:
-        boot = boot_of(run)
+        boot = report.host_load_boot(run)
         start, end = run["before"].get("t_ns"), run["after"].get("t_ns")
         if boot not in samples or start is None or end is None:
             continue
