@@ -5,8 +5,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH BENCH_ROWS BENCH_AB
+export INSN_PAIRS INSN_BATCHES INSN_OPS INSN_ROWS
 
-.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt kunit check-series check-series-objects sparse bench lint help
+.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt kunit check-series check-series-objects sparse bench insn-count lint help
 
 all: help
 
@@ -68,6 +69,9 @@ mutants: ## apply each deliberate bug in tests/mutants/ in turn and check that i
 
 bench: ## the benchmark: fio matrix in the bench kernel and in stock 6.12, report in results/latest
 	scripts/bench.sh
+
+insn-count: ## instructions per I/O, the series with its knobs off ÷ stock 6.12, counted by a QEMU plugin
+	scripts/insn-count.sh
 
 lint: ## shellcheck the harness, its tests, .ci/run and the selftests' scripts in build/linux
 	scripts/lint.sh

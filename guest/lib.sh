@@ -1,12 +1,15 @@
 # shellcheck shell=bash
 # Helpers for scripts that run in the guest.
 
-# disk_by_serial SERIAL: print the nvme disk name (nvme0n1) whose controller has SERIAL.
+# disk_by_serial SERIAL: print the disk name, nvme*n1 (its controller's serial) or vd*
+# (virtio-blk), that has SERIAL.
 disk_by_serial() {
-	local d
-	for d in /sys/block/nvme*n1; do
-		[ -e "$d" ] || continue
-		if [ "$(tr -d ' ' <"$d/device/serial")" = "$1" ]; then
+	local d f
+	for d in /sys/block/nvme*n1 /sys/block/vd*; do
+		f=$d/device/serial
+		[[ $d == */vd* ]] && f=$d/serial
+		[ -r "$f" ] || continue
+		if [ "$(tr -d ' ' <"$f")" = "$1" ]; then
 			basename "$d"
 			return 0
 		fi

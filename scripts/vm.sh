@@ -9,6 +9,8 @@
 #   DATA_ERROR_SECTOR=N: reads of 512-byte sector N of the data drive fail with EIO (blkdebug)
 #   QEMU_TRACE='event ...': QEMU trace events (pci_nvme_*) logged with host time stamps to
 #     OUTDIR/qemu-trace.log
+#   QEMU_PLUGIN=FILE.so: load this TCG plugin, its output to OUTDIR/qemu-plugin.log; the vCPUs
+#     take turns on one host thread (tcg,thread=single) so that what it counts is exact
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -44,6 +46,7 @@ nvme_opts=${NVME_OPTS:-}
 null_latency_ns=${NULL_LATENCY_NS:-0}
 data_error_sector=${DATA_ERROR_SECTOR:-}
 read -ra qemu_trace_events <<<"${QEMU_TRACE:-}"
+qemu_plugin=${QEMU_PLUGIN:-}
 check_choice VM_STREAM "$stream" all progress none
 check_choice PROFILE "$profile" "${PROFILES[@]}"
 check_choice ACCEL "$accel" auto kvm tcg
@@ -60,6 +63,12 @@ for event in "${qemu_trace_events[@]}"; do
 	[[ $event =~ ^[a-z0-9_]+$ ]] || die "QEMU_TRACE entry '$event' is not a trace event name"
 	trace_args+=(-trace "enable=$event")
 done
+if [ -n "$qemu_plugin" ]; then
+	[ -f "$qemu_plugin" ] || die "QEMU_PLUGIN=$qemu_plugin: no such file"
+	[ ${#qemu_trace_events[@]} -eq 0 ] || die "QEMU_PLUGIN and QEMU_TRACE both log with -D; use one"
+	[ "${ACCEL:-auto}" != kvm ] || die "QEMU_PLUGIN needs TCG; not with ACCEL=kvm"
+	accel=tcg
+fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
 # Before anything is created: a wrong event name changes nothing.
 if [ ${#qemu_trace_events[@]} -gt 0 ]; then
@@ -98,6 +107,8 @@ if [ "$accel" = kvm ]; then
 else
 	accel_args=(-accel "tcg,thread=multi" -cpu max)
 fi
+plugin_args=()
+[ -z "$qemu_plugin" ] || accel_args=(-accel "tcg,thread=single" -cpu max)
 
 [ -n "$outdir" ] || outdir=$BUILD/vm/run-$(date +%Y%m%d-%H%M%S)-$$
 # The guest covers these with a tmpfs (guest/init.sh): only the checkout shows through.
@@ -112,7 +123,10 @@ outdir=$(cd "$outdir" && pwd)
 if [ ${#trace_args[@]} -gt 0 ]; then
 	trace_args+=(-D "$outdir/qemu-trace.log" -msg timestamp=on)
 fi
-rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv" "$outdir/qemu-trace.log"
+[ -z "$qemu_plugin" ] ||
+	plugin_args=(-plugin "$(realpath "$qemu_plugin")" -d plugin -D "$outdir/qemu-plugin.log")
+rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv" "$outdir/qemu-trace.log" \
+	"$outdir/qemu-plugin.log"
 printf '%s\n' "$*" >"$outdir/command"
 echo "$accel" >"$outdir/accel"
 
@@ -217,7 +231,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-machine q35 -smp "$vcpus" -m "$mem_mb" -nographic -no-reboot -nodefaults \
 	-serial "file:$outdir/serial.log" -display none \
 	-kernel "$kernel" -append "$append" \
-	${trace_args[@]+"${trace_args[@]}"} \
+	${trace_args[@]+"${trace_args[@]}"} ${plugin_args[@]+"${plugin_args[@]}"} \
 	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev "local,id=out,path=$outdir,security_model=none,multidevs=remap" \

@@ -1,0 +1,92 @@
+"""Tests of report/insn_count.py on made-up plugin logs."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import insn_count
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "insn_count.py")
+
+
+class TempRun(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def write_boot(self, name, rows):
+        """rows: [(row, ops per batch, [instructions per I/O of each batch])]."""
+        path = os.path.join(self.dir, name)
+        os.mkdir(path)
+        count, log, tsv = 1000, [], ["row\tbatch\tops\tseconds"]
+        for row, ops, per_io in rows:
+            log.append(f"insn_count vcpu 1 insns {count}")
+            for b, v in enumerate(per_io):
+                count += int(v * ops)
+                log.append(f"insn_count vcpu 1 insns {count}")
+                tsv.append(f"{row}\t{b}\t{ops}\t0.5")
+        with open(os.path.join(path, "qemu-plugin.log"), "w") as f:
+            f.write("\n".join(["some other QEMU log line"] + log) + "\n")
+        with open(os.path.join(path, "insn-rows.tsv"), "w") as f:
+            f.write("\n".join(tsv) + "\n")
+        return path
+
+    def write_pairs(self, series, stock):
+        for i, (a, b) in enumerate(zip(series, stock), 1):
+            self.write_boot(f"series-{i}", [("read", 100, a)])
+            self.write_boot(f"stock-{i}", [("read", 100, b)])
+
+
+class TestLoad(TempRun):
+    def test_batches_are_counts_between_markers_per_io(self):
+        path = self.write_boot("series-1", [("read", 100, [9500, 9600]), ("write", 50, [9800])])
+        data, order = insn_count.load_boot(path)
+        self.assertEqual(order, ["read", "write"])
+        self.assertEqual(data, {"read": [9500, 9600], "write": [9800]})
+
+    def test_a_missing_marker_is_refused(self):
+        path = self.write_boot("series-1", [("read", 100, [9500, 9600])])
+        with open(os.path.join(path, "qemu-plugin.log")) as f:
+            lines = f.readlines()
+        with open(os.path.join(path, "qemu-plugin.log"), "w") as f:
+            f.writelines(lines[:-1])
+        with self.assertRaisesRegex(insn_count.BadInput, "2 marker lines, 3 expected"):
+            insn_count.load_boot(path)
+
+    def test_a_kind_without_boots_is_refused(self):
+        self.write_boot("series-1", [("read", 100, [9500])])
+        result = subprocess.run([sys.executable, SCRIPT, self.dir], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no stock-N boot directory", result.stderr)
+
+
+class TestJudge(TempRun):
+    def summary(self):
+        kinds, order = insn_count.load(self.dir)
+        return insn_count.summarize(kinds, order)["read"]
+
+    def test_equal_counts_meet_the_goal(self):
+        self.write_pairs([[9500, 9510, 9490]] * 3, [[9500, 9505, 9495]] * 3)
+        s = self.summary()
+        self.assertAlmostEqual(s["series_vs_stock"]["median"], 1.0, places=3)
+        self.assertEqual(s["status"], "met")
+
+    def test_three_percent_more_misses_it(self):
+        self.write_pairs([[9800, 9790, 9810]] * 3, [[9500, 9505, 9495]] * 3)
+        self.assertEqual(self.summary()["status"], "missed")
+
+    def test_a_boot_far_off_leaves_it_inside_the_noise(self):
+        self.write_pairs([[9500] * 3, [9500] * 3, [10500] * 3], [[9500] * 3] * 3)
+        self.assertEqual(self.summary()["status"], "inside the noise")
+
+    def test_one_boot_of_each_is_not_judged(self):
+        self.write_pairs([[9500, 9510]], [[9500, 9505]])
+        self.assertTrue(self.summary()["status"].startswith("not judged"))
+
+
+if __name__ == "__main__":
+    unittest.main()
