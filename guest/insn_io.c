@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * insn_io KIND DEVICE BATCHES OPS: BATCHES batches of OPS 4 KiB I/Os of
- * DEVICE at pseudo-random aligned offsets (the same ones every run), with the
- * marker instruction of scripts/qemu_insn_count.c before each batch and after
- * the last, so that the plugin's count between two markers is what the guest
- * executed for one batch.  KIND:
+ * DEVICE at pseudo-random aligned offsets (the same ones every run), each
+ * batch between two executions of the marker instruction of
+ * scripts/qemu_insn_count.c, so that the plugin's count between them is what
+ * the guest executed for the batch.  KIND:
  *   read, write  pread()/pwrite() with O_DIRECT, one at a time
  *   buffered     pread() through the page cache, each block dropped from it
  *                (POSIX_FADV_DONTNEED) after it was read, so every read misses
  *   iopoll       io_uring with IORING_SETUP_IOPOLL, one at a time (a poll queue)
- *   uring32      io_uring without IOPOLL, 32 in flight
- *   libaio32     Linux AIO, 32 in flight
+ *   uring32, uring128    io_uring without IOPOLL, 32 or 128 in flight
+ *   libaio32, libaio128  Linux AIO, 32 or 128 in flight
+ *   walk         DEVICE is a directory: each batch drops the caches (outside
+ *                the markers), then lstat()s every entry below it (nftw());
+ *                its OPS are the entries, and the OPS argument is not used
  * Prints "batch N ops OPS seconds S" per batch at the end; exits 1 on an error.
  * Raw system calls, so that only the guest's own libc is needed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/aio_abi.h>
 #include <linux/io_uring.h>
 #include <stdint.h>
@@ -29,7 +33,7 @@
 #include <unistd.h>
 
 #define BLOCK 4096
-#define DEPTH 32
+#define DEPTH 128	/* the most in flight */
 
 static uint64_t seed = 0x9e3779b97f4a7c15ULL, blocks;
 static int fd;
@@ -71,6 +75,26 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long walked;
+
+static int count_entry(const char *path, const struct stat *st, int type,
+		       struct FTW *ftw)
+{
+	walked++;
+	return 0;
+}
+
+static void drop_caches(void)
+{
+	int proc;
+
+	sync();
+	proc = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (proc < 0 || write(proc, "3\n", 2) != 2)
+		fail("/proc/sys/vm/drop_caches");
+	close(proc);
 }
 
 static void sync_batch(const char *kind, long ops)
@@ -201,15 +225,15 @@ static void uring_batch(long ops, int depth)
 }
 
 /* ---- Linux AIO, without libaio ---- */
-static void aio_batch(aio_context_t ctx, long ops)
+static void aio_batch(aio_context_t ctx, long ops, int depth)
 {
 	struct iocb cbs[DEPTH], *ptrs[DEPTH];
 	struct io_event events[DEPTH];
 	unsigned int free_slots[DEPTH];
 	long issued = 0, done = 0;
-	int nfree = DEPTH, i, n;
+	int nfree = depth, i, n;
 
-	for (i = 0; i < DEPTH; i++)
+	for (i = 0; i < depth; i++)
 		free_slots[i] = i;
 	while (done < ops) {
 		int submit = 0;
@@ -244,28 +268,60 @@ static void aio_batch(aio_context_t ctx, long ops)
 	}
 }
 
+static const struct {
+	const char *name;
+	int depth;
+} kinds[] = {
+	{ "read", 1 }, { "write", 1 }, { "buffered", 1 }, { "iopoll", 1 },
+	{ "uring32", 32 }, { "uring128", 128 }, { "libaio32", 32 },
+	{ "libaio128", 128 }, { "walk", 0 },
+};
+
 int main(int argc, char **argv)
 {
 	aio_context_t ctx = 0;
-	long batches, ops, b;
+	long batches, ops, b, *done;
 	const char *kind;
 	double *seconds;
+	int flags, depth = -1;
+	size_t k;
 	off_t size;
-	int flags;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: insn_io KIND DEVICE BATCHES OPS\n");
 		return 2;
 	}
 	kind = argv[1];
-	if (strcmp(kind, "read") && strcmp(kind, "write") && strcmp(kind, "buffered") &&
-	    strcmp(kind, "iopoll") && strcmp(kind, "uring32") && strcmp(kind, "libaio32")) {
-		fprintf(stderr, "insn_io: KIND '%s' is not read, write, buffered, %s\n",
-			kind, "iopoll, uring32 or libaio32");
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(kind, kinds[k].name))
+			depth = kinds[k].depth;
+	if (depth < 0) {
+		fprintf(stderr, "insn_io: KIND '%s' is not one of read, write, buffered, %s\n",
+			kind, "iopoll, uring32, uring128, libaio32, libaio128, walk");
 		return 2;
 	}
 	batches = parse(argv[3], "BATCHES", 1000);
 	ops = parse(argv[4], "OPS", 10000000);
+	seconds = calloc(batches, sizeof(*seconds));
+	done = calloc(batches, sizeof(*done));
+	if (!seconds || !done)
+		fail("calloc");
+	if (!strcmp(kind, "walk")) {
+		for (b = 0; b < batches; b++) {
+			double t0;
+
+			drop_caches();
+			walked = 0;
+			t0 = now_s();
+			marker();
+			if (nftw(argv[2], count_entry, 64, FTW_PHYS))
+				fail(argv[2]);
+			marker();
+			seconds[b] = now_s() - t0;
+			done[b] = walked;
+		}
+		goto out;
+	}
 	flags = !strcmp(kind, "write") ? O_WRONLY : O_RDONLY;
 	if (strcmp(kind, "buffered"))
 		flags |= O_DIRECT;
@@ -279,32 +335,27 @@ int main(int argc, char **argv)
 	blocks = size / BLOCK;
 	if (!strcmp(kind, "buffered") && posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM))
 		fail("posix_fadvise");
-	if (!strcmp(kind, "iopoll") || !strcmp(kind, "uring32"))
+	if (!strncmp(kind, "iopoll", 6) || !strncmp(kind, "uring", 5))
 		uring_setup(!strcmp(kind, "iopoll"));
-	if (!strcmp(kind, "libaio32") && syscall(__NR_io_setup, DEPTH, &ctx))
+	if (!strncmp(kind, "libaio", 6) && syscall(__NR_io_setup, depth, &ctx))
 		fail("io_setup");
-	seconds = calloc(batches, sizeof(*seconds));
-	if (!seconds)
-		fail("calloc");
-	/* Between two markers only the I/O runs: the output waits for the end. */
-	for (b = 0; b <= batches; b++) {
-		double t0;
+	/* Between the two markers only the I/O runs: the output waits for the end. */
+	for (b = 0; b < batches; b++) {
+		double t0 = now_s();
 
 		marker();
-		if (b == batches)
-			break;
-		t0 = now_s();
-		if (!strcmp(kind, "iopoll"))
-			uring_batch(ops, 1);
-		else if (!strcmp(kind, "uring32"))
-			uring_batch(ops, DEPTH);
-		else if (!strcmp(kind, "libaio32"))
-			aio_batch(ctx, ops);
+		if (!strcmp(kind, "iopoll") || !strncmp(kind, "uring", 5))
+			uring_batch(ops, depth);
+		else if (!strncmp(kind, "libaio", 6))
+			aio_batch(ctx, ops, depth);
 		else
 			sync_batch(kind, ops);
+		marker();
 		seconds[b] = now_s() - t0;
+		done[b] = ops;
 	}
+out:
 	for (b = 0; b < batches; b++)
-		printf("batch %ld ops %ld seconds %.3f\n", b, ops, seconds[b]);
+		printf("batch %ld ops %ld seconds %.3f\n", b, done[b], seconds[b]);
 	return 0;
 }

@@ -6,8 +6,8 @@ usage: report/insn_count.py RESULTS_DIR
 RESULTS_DIR is a scripts/insn-count.sh run: one directory per boot, series-N (the bench
 kernel) and stock-N (stock 6.12, the same config), each with qemu-plugin.log (the lines of
 scripts/qemu_insn_count.c, one per marker) and insn-rows.tsv (guest/insn_count.sh: each
-row's batches, in the order run). Each row's batches take BATCHES + 1 markers in turn;
-a batch's instructions are the count between its two markers, divided by its I/Os.
+row's batches, in the order run). Each batch takes two markers in turn; its instructions
+are the count between them, divided by its I/Os (entries walked, for the metadata row).
 
 Writes RESULTS_DIR/report.md and RESULTS_DIR/summary.json and prints the report. The ratio
 series ÷ stock is of the medians over all batches, with a 95 % bootstrap interval that
@@ -30,8 +30,11 @@ ROW_TEXT = {
     "buffered": "buffered 4 KiB randread, every read a page cache miss (NVMe)",
     "iopoll": "io_uring IOPOLL QD1 randread (NVMe poll queue)",
     "uring32": "io_uring QD32 randread, interrupts (NVMe)",
+    "uring128": "io_uring QD128 randread, interrupts (NVMe)",
     "libaio32": "Linux AIO QD32 randread (NVMe)",
+    "libaio128": "Linux AIO QD128 randread (NVMe)",
     "virtio_read": "psync QD1 O_DIRECT 4 KiB randread (virtio-blk)",
+    "metadata": "ext4 cold walk (lstat), per entry (NVMe; buffer heads)",
 }
 
 
@@ -50,23 +53,18 @@ def load_boot(path):
         batches = [(fields[0], int(fields[1]), int(fields[2])) for fields in lines]
     except (OSError, ValueError, IndexError) as e:
         raise BadInput(f"{path}: {type(e).__name__}: {e}") from e
-    order, per_row = [], {}
-    for row, _, ops in batches:
-        if row not in per_row:
+    if len(counts) != 2 * len(batches):
+        raise BadInput(f"{log}: {len(counts)} marker lines, {2 * len(batches)} expected "
+                       f"from {rows_file}")
+    order, result = [], {}
+    for (row, _, ops), start, end in zip(batches, counts[::2], counts[1::2]):
+        if end < start or ops < 1:
+            raise BadInput(f"{log}: a batch of row {row} counts {end - start} instructions "
+                           f"for {ops} I/Os")
+        if row not in result:
             order.append(row)
-            per_row[row] = []
-        per_row[row].append(ops)
-    wanted = sum(len(ops) + 1 for ops in per_row.values())
-    if len(counts) != wanted:
-        raise BadInput(f"{log}: {len(counts)} marker lines, {wanted} expected from {rows_file}")
-    result, i = {}, 0
-    for row in order:
-        ops = per_row[row]
-        marks = counts[i:i + len(ops) + 1]
-        if any(b < a for a, b in zip(marks, marks[1:])):
-            raise BadInput(f"{log}: the count goes down within row {row}")
-        result[row] = [(b - a) / n for a, b, n in zip(marks, marks[1:], ops)]
-        i += len(ops) + 1
+            result[row] = []
+        result[row].append((end - start) / ops)
     return result, order
 
 

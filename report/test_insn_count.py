@@ -24,10 +24,11 @@ class TempRun(unittest.TestCase):
         os.mkdir(path)
         count, log, tsv = 1000, [], ["row\tbatch\tops\tseconds"]
         for row, ops, per_io in rows:
-            log.append(f"insn_count vcpu 1 insns {count}")
             for b, v in enumerate(per_io):
+                log.append(f"insn_count vcpu 1 insns {count}")
                 count += int(v * ops)
                 log.append(f"insn_count vcpu 1 insns {count}")
+                count += 12345  # between batches: not counted
                 tsv.append(f"{row}\t{b}\t{ops}\t0.5")
         with open(os.path.join(path, "qemu-plugin.log"), "w") as f:
             f.write("\n".join(["some other QEMU log line"] + log) + "\n")
@@ -54,7 +55,7 @@ class TestLoad(TempRun):
             lines = f.readlines()
         with open(os.path.join(path, "qemu-plugin.log"), "w") as f:
             f.writelines(lines[:-1])
-        with self.assertRaisesRegex(insn_count.BadInput, "2 marker lines, 3 expected"):
+        with self.assertRaisesRegex(insn_count.BadInput, "3 marker lines, 4 expected"):
             insn_count.load_boot(path)
 
     def test_a_kind_without_boots_is_refused(self):

@@ -14,12 +14,13 @@ validate_knobs
 pairs=${INSN_PAIRS:-3}
 batches=${INSN_BATCHES:-10}
 ops=${INSN_OPS:-5000}
-rows=${INSN_ROWS:-read write buffered iopoll uring32 libaio32 virtio_read}
+all_rows=(read write buffered iopoll uring32 uring128 libaio32 libaio128 virtio_read metadata)
+rows=${INSN_ROWS:-${all_rows[*]}}
 check_uint INSN_PAIRS "$pairs" 1 20
 check_uint INSN_BATCHES "$batches" 1 99
 check_uint INSN_OPS "$ops" 1 9999999
 for row in $rows; do
-	check_choice INSN_ROWS "$row" read write buffered iopoll uring32 libaio32 virtio_read
+	check_choice INSN_ROWS "$row" "${all_rows[@]}"
 done
 [ "${ACCEL:-auto}" != kvm ] || die "ACCEL=kvm: the instruction count needs TCG"
 
@@ -41,7 +42,7 @@ mkdir -p "$tools"
 gcc -Wall -Wextra -Werror -Wno-unused-parameter -O2 -shared -fPIC -fvisibility=hidden \
 	-o "$tools/qemu_insn_count.so" "$TOP/scripts/qemu_insn_count.c" ||
 	die "could not build the QEMU plugin scripts/qemu_insn_count.c"
-gcc -Wall -Wextra -Werror -O2 -o "$tools/insn_io" "$TOP/guest/insn_io.c" ||
+gcc -Wall -Wextra -Werror -Wno-unused-parameter -O2 -o "$tools/insn_io" "$TOP/guest/insn_io.c" ||
 	die "could not build guest/insn_io.c"
 
 results=$TOP/results/insn-$(date +%Y%m%d-%H%M%S)
