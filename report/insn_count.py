@@ -11,7 +11,13 @@ are the count between them, divided by its I/Os (entries walked, for the metadat
 
 Writes RESULTS_DIR/report.md and RESULTS_DIR/summary.json and prints the report. The ratio
 series ÷ stock is of the medians over all batches, with a 95 % bootstrap interval that
-draws boots of each kind, then batches of each drawn boot."""
+draws boots of each kind, then batches of each drawn boot.
+
+With the plugin's profile=on (make insn-count INSN_PROFILE=on, one row), each boot's log
+also has "insn_profile ADDRESS INSNS" lines, the instructions each translated block ran
+between markers, and its directory the booted kernel's System.map: the report then adds
+the instructions per I/O of each kernel function in both kernels and their difference."""
+import bisect
 import glob
 import json
 import os
@@ -84,6 +90,71 @@ def load(results_dir):
         if not found:
             raise BadInput(f"{results_dir}: no {kind}-N boot directory with results")
     return kinds, order
+
+
+def load_symbols(path):
+    """Sorted text symbol addresses and names of a System.map."""
+    try:
+        with open(path) as f:
+            syms = sorted((int(a, 16), n) for a, t, n in
+                          (line.split()[:3] for line in f if len(line.split()) >= 3)
+                          if t in "tTwW")
+    except (OSError, ValueError) as e:
+        raise BadInput(f"{path}: {type(e).__name__}: {e}") from e
+    return [a for a, _ in syms], [n for _, n in syms]
+
+
+def load_profile(path):
+    """{symbol: instructions between markers} of one boot, or None without a profile."""
+    log = os.path.join(path, "qemu-plugin.log")
+    with open(log) as f:
+        lines = [line.split() for line in f if line.startswith("insn_profile ")]
+    if not lines:
+        return None
+    addrs, names = load_symbols(os.path.join(path, "System.map"))
+    per_symbol = {}
+    for _, addr, n in lines:
+        a = int(addr, 16)
+        if a < 1 << 63:
+            name = "(user space)"
+        else:
+            i = bisect.bisect_right(addrs, a) - 1
+            name = names[i] if i >= 0 else "(unknown)"
+        per_symbol[name] = per_symbol.get(name, 0) + int(n)
+    return per_symbol
+
+
+def profile_table(results_dir, top=25):
+    """Markdown lines: instructions per I/O per function, series against stock."""
+    sums, ops = {"series": {}, "stock": {}}, {"series": 0, "stock": 0}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*"))):
+        m = BOOT_RE.match(os.path.basename(path))
+        if not (m and os.path.isdir(path)):
+            continue
+        profile = load_profile(path)
+        if profile is None:
+            return []
+        with open(os.path.join(path, "insn-rows.tsv")) as f:
+            ops[m.group(1)] += sum(int(line.split("\t")[2]) for line in f.readlines()[1:]
+                                   if line.strip())
+        for name, n in profile.items():
+            sums[m.group(1)][name] = sums[m.group(1)].get(name, 0) + n
+    if not ops["series"] or not ops["stock"]:
+        return []
+    per_io = {k: {name: n / ops[k] for name, n in v.items()} for k, v in sums.items()}
+    names = set(per_io["series"]) | set(per_io["stock"])
+    diff = {n: per_io["series"].get(n, 0) - per_io["stock"].get(n, 0) for n in names}
+    total = {k: sum(v.values()) for k, v in per_io.items()}
+    lines = ["", "## Where the instructions go (plugin profile=on)", "",
+             f"Instructions per I/O by kernel function (the translated block's start address "
+             f"in each kernel's System.map), all boots of a kernel together: series "
+             f"{total['series']:,.0f}, stock {total['stock']:,.0f}, difference "
+             f"{total['series'] - total['stock']:+,.1f}. The {top} largest differences:", "",
+             "| function | series | stock | series − stock |", "|---|---:|---:|---:|"]
+    for name in sorted(names, key=lambda n: -abs(diff[n]))[:top]:
+        lines.append(f"| `{name}` | {per_io['series'].get(name, 0):,.1f} | "
+                     f"{per_io['stock'].get(name, 0):,.1f} | {diff[name]:+,.1f} |")
+    return lines
 
 
 def pooled(boots, row):
@@ -163,7 +234,12 @@ def main(argv):
         print(f"insn_count.py: {e}", file=sys.stderr)
         return 2
     summary = summarize(kinds, order)
-    text = markdown(summary, kinds)
+    try:
+        profile = profile_table(argv[1])
+    except BadInput as e:
+        print(f"insn_count.py: {e}", file=sys.stderr)
+        return 2
+    text = markdown(summary, kinds) + "\n".join(profile) + ("\n" if profile else "")
     with open(os.path.join(argv[1], "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     with open(os.path.join(argv[1], "report.md"), "w") as f:

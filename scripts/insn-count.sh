@@ -4,7 +4,8 @@
 # (scripts/qemu_insn_count.c) in INSN_PAIRS alternated pairs of boots. The timed A/B
 # (BENCH_AB) cannot see a cost below about 10 % on this host; a count can.
 # Knobs: INSN_PAIRS=1..20 (3), INSN_BATCHES=1..99 (10), INSN_OPS=I/Os per batch (5000),
-#        INSN_ROWS='read write ...' (guest/insn_count.sh's rows; all of them).
+#        INSN_ROWS='read write ...' (guest/insn_count.sh's rows; all of them),
+#        INSN_PROFILE=on: also count per kernel function (one row only; slower).
 # Output: results/insn-<date-time>/ with a directory per boot, report.md and summary.json.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -23,6 +24,14 @@ for row in $rows; do
 	check_choice INSN_ROWS "$row" "${all_rows[@]}"
 done
 [ "${ACCEL:-auto}" != kvm ] || die "ACCEL=kvm: the instruction count needs TCG"
+profile=${INSN_PROFILE:-off}
+check_choice INSN_PROFILE "$profile" on off
+plugin_args=""
+if [ "$profile" = on ]; then
+	read -ra wanted <<<"$rows"
+	[ ${#wanted[@]} -eq 1 ] || die "INSN_PROFILE=on sums every row's batches: name one in INSN_ROWS"
+	plugin_args=profile=on
+fi
 
 stage_begin deps bench-deps
 "$TOP/scripts/deps.sh" bench
@@ -51,14 +60,16 @@ log "results: $results"
 guest_cmd="INSN_IO=$tools/insn_io BATCHES=$batches OPS=$ops ROWS=\"$rows\" bash guest/insn_count.sh"
 for ((i = 1; i <= pairs; i++)); do
 	for kind in series stock; do
-		profile=bench
-		[ "$kind" = series ] || profile=stock
+		kernel=bench
+		[ "$kind" = series ] || kernel=stock
 		stage_begin "boot $kind-$i of $pairs" "insn-count-boot-$kind"
-		QEMU_PLUGIN=$tools/qemu_insn_count.so "$TOP/scripts/vm.sh" -p "$profile" \
-			-o "$results/$kind-$i" -t "${VM_TIMEOUT:-1200}" -- "$guest_cmd" ||
+		QEMU_PLUGIN=$tools/qemu_insn_count.so QEMU_PLUGIN_ARGS=$plugin_args \
+			"$TOP/scripts/vm.sh" -p "$kernel" -o "$results/$kind-$i" -t "${VM_TIMEOUT:-1200}" \
+			-- "$guest_cmd" ||
 			die "the $kind-$i boot failed; see $results/$kind-$i/serial.log and guest.log"
 		"$TOP/scripts/dmesg-scan.sh" "$results/$kind-$i/serial.log" ||
 			die "the kernel reported problems in the $kind-$i boot; see $results/$kind-$i/serial.log"
+		cp "$BUILD/obj-$kernel/System.map" "$results/$kind-$i/"
 		stage_done
 	done
 done

@@ -7,10 +7,17 @@
  *
  * Run QEMU with -accel tcg,thread=single, so that the vCPUs take turns on one
  * thread and the count is exact, and with -d plugin -D FILE to keep the lines.
+ *
+ * With the argument profile=on it also keeps, for each translated block, the
+ * instructions it executed between the first and second marker, the third
+ * and fourth, and so on, and prints them at exit as "insn_profile ADDRESS
+ * INSNS" lines, for report/insn_profile.py to sum per kernel symbol.
+ *
  * Declares the parts of QEMU's plugin API, version 1 (QEMU 7.2), it uses.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef uint64_t qemu_plugin_id_t;
@@ -21,6 +28,7 @@ typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 					       struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
 					    void *userdata);
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 
@@ -33,7 +41,10 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags,
 					    void *userdata);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
+				    qemu_plugin_udata_cb_t cb, void *userdata);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
@@ -44,16 +55,70 @@ void qemu_plugin_outs(const char *string);
 
 EXPORT int qemu_plugin_version = 1;
 
+static int profile;
 static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0x5a, 0x2d, 0x0c, 0x1e };
 static uint64_t insns;	/* every vCPU's; exact with thread=single */
+
+/* profile=on: a translated block's executions, and those between markers. */
+struct block {
+	uint64_t vaddr, n_insns, execs, execs_at_start, window;
+};
+static struct block **blocks;
+static size_t nr_blocks, max_blocks;
+static unsigned long markers;
 
 static void on_marker(unsigned int vcpu_index, void *userdata)
 {
 	char line[80];
+	size_t i;
 
 	snprintf(line, sizeof(line), "insn_count vcpu %u insns %" PRIu64 "\n",
 		 vcpu_index, insns);
 	qemu_plugin_outs(line);
+	/* An odd marker opens a window, an even one closes it. */
+	for (i = 0; i < nr_blocks; i++) {
+		struct block *b = blocks[i];
+
+		if (markers % 2 == 0)
+			b->execs_at_start = b->execs;
+		else
+			b->window += b->execs - b->execs_at_start;
+	}
+	markers++;
+}
+
+static void add_block(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct block *b = calloc(1, sizeof(*b));
+
+	if (nr_blocks == max_blocks) {
+		max_blocks = max_blocks ? 2 * max_blocks : 65536;
+		blocks = realloc(blocks, max_blocks * sizeof(*blocks));
+	}
+	if (!b || !blocks) {
+		fprintf(stderr, "qemu_insn_count: out of memory\n");
+		abort();
+	}
+	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	b->n_insns = n;
+	/* Opened after this block's translation: its executions so far are 0. */
+	blocks[nr_blocks++] = b;
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &b->execs, 1);
+}
+
+static void print_profile(qemu_plugin_id_t id, void *userdata)
+{
+	char line[80];
+	size_t i;
+
+	for (i = 0; i < nr_blocks; i++) {
+		if (!blocks[i]->window)
+			continue;
+		snprintf(line, sizeof(line), "insn_profile %" PRIx64 " %" PRIu64 "\n",
+			 blocks[i]->vaddr, blocks[i]->window * blocks[i]->n_insns);
+		qemu_plugin_outs(line);
+	}
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -62,6 +127,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &insns, n);
+	if (profile)
+		add_block(tb, n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -76,6 +143,18 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			       int argc, char **argv)
 {
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "profile=on")) {
+			profile = 1;
+		} else {
+			fprintf(stderr, "qemu_insn_count: unknown argument '%s'\n", argv[i]);
+			return -1;
+		}
+	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	if (profile)
+		qemu_plugin_register_atexit_cb(id, print_profile, NULL);
 	return 0;
 }

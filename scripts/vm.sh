@@ -11,6 +11,7 @@
 #     OUTDIR/qemu-trace.log
 #   QEMU_PLUGIN=FILE.so: load this TCG plugin, its output to OUTDIR/qemu-plugin.log; the vCPUs
 #     take turns on one host thread (tcg,thread=single) so that what it counts is exact
+#   QEMU_PLUGIN_ARGS=name=value,...: the plugin's arguments
 # The guest runs COMMAND with bash as root in this checkout; OUTDIR is writable there.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -47,6 +48,7 @@ null_latency_ns=${NULL_LATENCY_NS:-0}
 data_error_sector=${DATA_ERROR_SECTOR:-}
 read -ra qemu_trace_events <<<"${QEMU_TRACE:-}"
 qemu_plugin=${QEMU_PLUGIN:-}
+qemu_plugin_args=${QEMU_PLUGIN_ARGS:-}
 check_choice VM_STREAM "$stream" all progress none
 check_choice PROFILE "$profile" "${PROFILES[@]}"
 check_choice ACCEL "$accel" auto kvm tcg
@@ -69,6 +71,9 @@ if [ -n "$qemu_plugin" ]; then
 	[ "${ACCEL:-auto}" != kvm ] || die "QEMU_PLUGIN needs TCG; not with ACCEL=kvm"
 	accel=tcg
 fi
+[[ -z $qemu_plugin_args || $qemu_plugin_args =~ ^[a-z_]+=[a-z0-9]+(,[a-z_]+=[a-z0-9]+)*$ ]] ||
+	die "QEMU_PLUGIN_ARGS=$qemu_plugin_args is not valid; use name=value,..."
+[[ -z $qemu_plugin_args || -n $qemu_plugin ]] || die "QEMU_PLUGIN_ARGS without QEMU_PLUGIN"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run 'make deps'"
 # Before anything is created: a wrong event name changes nothing.
 if [ ${#qemu_trace_events[@]} -gt 0 ]; then
@@ -124,9 +129,10 @@ if [ ${#trace_args[@]} -gt 0 ]; then
 	trace_args+=(-D "$outdir/qemu-trace.log" -msg timestamp=on)
 fi
 [ -z "$qemu_plugin" ] ||
-	plugin_args=(-plugin "$(realpath "$qemu_plugin")" -d plugin -D "$outdir/qemu-plugin.log")
+	plugin_args=(-plugin "$(realpath "$qemu_plugin")${qemu_plugin_args:+,$qemu_plugin_args}"
+		-d plugin -D "$outdir/qemu-plugin.log")
 rm -f "$outdir/rc" "$outdir/serial.log" "$outdir/guest.log" "$outdir/host-load.tsv" "$outdir/qemu-trace.log" \
-	"$outdir/qemu-plugin.log"
+	"$outdir/qemu-plugin.log" "$outdir/qemu-hung"
 printf '%s\n' "$*" >"$outdir/command"
 echo "$accel" >"$outdir/accel"
 
@@ -222,6 +228,23 @@ sample_host_load() {
 	done
 }
 
+# reap_hung_qemu WRAPPER_PID: once the guest has written its result, give QEMU 60 s to
+# exit, then kill it: under TCG with one thread, QEMU 7.2 at times hangs after the guest
+# resets, ignoring SIGTERM (2026-12-05, 1 boot of 16).
+reap_hung_qemu() {
+	local wrapper=$1 qemu waited=0
+	while kill -0 "$wrapper" 2>/dev/null; do
+		if [ -f "$outdir/rc" ] && ((++waited > 60)); then
+			log "the guest finished, but QEMU did not exit within 60 s; killing it"
+			touch "$outdir/qemu-hung"
+			qemu=$(pgrep -P "$wrapper" || true)
+			[ -z "$qemu" ] || kill -KILL "$qemu" 2>/dev/null || true
+			return 0
+		fi
+		sleep 1
+	done
+}
+
 log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend${nvme_opts:+, nvme $nvme_opts}, timeout ${timeout_s}s); serial log: $outdir/serial.log"
 # The helpers and QEMU must not inherit the lock (fd 9): a leftover child would hold it.
 stream_guest "$outdir/guest.log" 9>&- &
@@ -246,14 +269,16 @@ wrapper_pid=$!
 trap 'kill "$wrapper_pid" "$stream_pid" 2>/dev/null || true' EXIT
 sample_host_load "$outdir/host-load.tsv" "$wrapper_pid" 9>&- &
 sampler_pid=$!
+reap_hung_qemu "$wrapper_pid" 9>&- &
+reaper_pid=$!
 wait "$wrapper_pid"
 qemu_rc=$?
 set -e
-wait "$sampler_pid" || true
+wait "$sampler_pid" "$reaper_pid" || true
 sleep 1
 kill "$stream_pid" 2>/dev/null || true
 wait "$stream_pid" 2>/dev/null || true
-if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+if [ ! -f "$outdir/qemu-hung" ] && { [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; }; then
 	die "QEMU did not finish within ${timeout_s}s and was killed; see $outdir/serial.log"
 fi
 if [ ! -f "$outdir/rc" ]; then
