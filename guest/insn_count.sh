@@ -6,6 +6,8 @@
 # disk iopoll-main; virtio_read (O_DIRECT reads of the virtio-blk disk iopoll-vmain); metadata
 # (insn_io's walk of a cold ext4 tree of NFILES files on the NVMe disk iopoll-data, whose
 # ops are the entries walked). Writes OUTDIR/insn-rows.tsv (row, batch, ops, seconds).
+# MODE=on|irqsuppress (series only): the NVMe disks' knobs as guest/bench.sh sets that mode,
+# for a profile of a polled row (its count then holds the spinning too).
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -23,6 +25,8 @@ io=${INSN_IO:-}
 BATCHES=${BATCHES:-10}
 OPS=${OPS:-5000}
 NFILES=${NFILES:-2000}
+MODE=${MODE:-off}
+[[ $MODE =~ ^(off|on|irqsuppress)$ ]] || die "MODE=$MODE is not off, on or irqsuppress"
 ROW_NAMES="read write buffered iopoll uring32 uring128 libaio32 libaio128 virtio_read metadata"
 read -ra rows <<<"${ROWS:-$ROW_NAMES}"
 [[ $BATCHES =~ ^[1-9][0-9]?$ ]] || die "BATCHES=$BATCHES is not 1-99"
@@ -40,6 +44,13 @@ if [ -e "/sys/block/$main/queue/iowait_poll" ]; then
 		reset_iowait_knobs "$disk"
 	done
 	kernel="series, knobs off"
+	if [ "$MODE" != off ]; then
+		set_mode "$main" "$MODE"
+		set_mode "$data" "$MODE"
+		kernel="series, mode $MODE on the NVMe disks"
+	fi
+elif [ "$MODE" != off ]; then
+	die "MODE=$MODE needs the series' iowait_poll knobs, which this kernel lacks"
 fi
 ext4_dir=/tmp/iopoll-insn-ext4
 trap 'if mountpoint -q "$ext4_dir"; then umount "$ext4_dir"; fi' EXIT

@@ -2,6 +2,7 @@
 """Instructions per I/O, the series with its knobs off against stock 6.12.
 
 usage: report/insn_count.py RESULTS_DIR
+       report/insn_count.py --compare BOOT_DIR_A BOOT_DIR_B
 
 RESULTS_DIR is a scripts/insn-count.sh run: one directory per boot, series-N (the bench
 kernel) and stock-N (stock 6.12, the same config), each with qemu-plugin.log (the lines of
@@ -16,7 +17,9 @@ draws boots of each kind, then batches of each drawn boot.
 With the plugin's profile=on (make insn-count INSN_PROFILE=on, one row), each boot's log
 also has "insn_profile ADDRESS INSNS" lines, the instructions each translated block ran
 between markers, and its directory the booted kernel's System.map: the report then adds
-the instructions per I/O of each kernel function in both kernels and their difference."""
+the instructions per I/O of each kernel function in both kernels and their difference.
+--compare prints that table for two profiled boot directories of any kind (for example
+one row polled with the IRQ held off against io_uring IOPOLL, both on the series)."""
 import bisect
 import glob
 import json
@@ -124,37 +127,55 @@ def load_profile(path):
     return per_symbol
 
 
-def profile_table(results_dir, top=25):
-    """Markdown lines: instructions per I/O per function, series against stock."""
-    sums, ops = {"series": {}, "stock": {}}, {"series": 0, "stock": 0}
-    for path in sorted(glob.glob(os.path.join(results_dir, "*"))):
-        m = BOOT_RE.match(os.path.basename(path))
-        if not (m and os.path.isdir(path)):
-            continue
+def profile_per_io(paths):
+    """{function: instructions per I/O} over the profiled boots in paths, or None."""
+    sums, ops = {}, 0
+    for path in paths:
         profile = load_profile(path)
         if profile is None:
-            return []
-        with open(os.path.join(path, "insn-rows.tsv")) as f:
-            ops[m.group(1)] += sum(int(line.split("\t")[2]) for line in f.readlines()[1:]
-                                   if line.strip())
+            return None
+        try:
+            with open(os.path.join(path, "insn-rows.tsv")) as f:
+                ops += sum(int(line.split("\t")[2]) for line in f.readlines()[1:]
+                           if line.strip())
+        except (OSError, ValueError, IndexError) as e:
+            raise BadInput(f"{path}: insn-rows.tsv: {type(e).__name__}: {e}") from e
         for name, n in profile.items():
-            sums[m.group(1)][name] = sums[m.group(1)].get(name, 0) + n
-    if not ops["series"] or not ops["stock"]:
-        return []
-    per_io = {k: {name: n / ops[k] for name, n in v.items()} for k, v in sums.items()}
-    names = set(per_io["series"]) | set(per_io["stock"])
-    diff = {n: per_io["series"].get(n, 0) - per_io["stock"].get(n, 0) for n in names}
-    total = {k: sum(v.values()) for k, v in per_io.items()}
-    lines = ["", "## Where the instructions go (plugin profile=on)", "",
-             f"Instructions per I/O by kernel function (the translated block's start address "
-             f"in each kernel's System.map), all boots of a kernel together: series "
-             f"{total['series']:,.0f}, stock {total['stock']:,.0f}, difference "
-             f"{total['series'] - total['stock']:+,.1f}. The {top} largest differences:", "",
-             "| function | series | stock | series − stock |", "|---|---:|---:|---:|"]
-    for name in sorted(names, key=lambda n: -abs(diff[n]))[:top]:
-        lines.append(f"| `{name}` | {per_io['series'].get(name, 0):,.1f} | "
-                     f"{per_io['stock'].get(name, 0):,.1f} | {diff[name]:+,.1f} |")
+            sums[name] = sums.get(name, 0) + n
+    return {name: n / ops for name, n in sums.items()} if ops else None
+
+
+def compare_lines(a, b, label_a, label_b, top=25):
+    """Markdown lines: the functions whose instructions per I/O differ most, a against b."""
+    names = set(a) | set(b)
+    diff = {n: a.get(n, 0) - b.get(n, 0) for n in names}
+    total_a, total_b = sum(a.values()), sum(b.values())
+    lines = [f"Instructions per I/O by kernel function (the translated block's start address "
+             f"in its kernel's System.map): {label_a} {total_a:,.0f}, {label_b} {total_b:,.0f}, "
+             f"difference {total_a - total_b:+,.1f}. The {top} largest differences:", "",
+             f"| function | {label_a} | {label_b} | {label_a} − {label_b} |",
+             "|---|---:|---:|---:|"]
+    for name in sorted(names, key=lambda n: (-abs(diff[n]), n))[:top]:
+        lines.append(f"| `{name}` | {a.get(name, 0):,.1f} | {b.get(name, 0):,.1f} | "
+                     f"{diff[name]:+,.1f} |")
     return lines
+
+
+def profile_table(results_dir, top=25):
+    """Markdown lines: instructions per I/O per function, series against stock."""
+    paths = {"series": [], "stock": []}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*"))):
+        m = BOOT_RE.match(os.path.basename(path))
+        if m and os.path.isdir(path):
+            paths[m.group(1)].append(path)
+    if not paths["series"] or not paths["stock"]:
+        return []
+    series, stock = profile_per_io(paths["series"]), profile_per_io(paths["stock"])
+    if series is None or stock is None:
+        return []
+    return (["", "## Where the instructions go (plugin profile=on)", "",
+             "All boots of a kernel together."] +
+            compare_lines(series, stock, "series", "stock", top))
 
 
 def pooled(boots, row):
@@ -225,7 +246,25 @@ def markdown(summary, kinds):
     return "\n".join(lines) + "\n"
 
 
+def compare(path_a, path_b):
+    try:
+        a, b = profile_per_io([path_a]), profile_per_io([path_b])
+    except (BadInput, OSError) as e:
+        print(f"insn_count.py: {e}", file=sys.stderr)
+        return 2
+    for path, p in ((path_a, a), (path_b, b)):
+        if p is None:
+            print(f"insn_count.py: {path}: no profile (make insn-count INSN_PROFILE=on)",
+                  file=sys.stderr)
+            return 2
+    print("\n".join(compare_lines(a, b, os.path.basename(path_a.rstrip("/")),
+                                  os.path.basename(path_b.rstrip("/")), top=40)))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--compare":
+        return compare(argv[2], argv[3])
     if len(argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
     try:
