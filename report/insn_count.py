@@ -170,11 +170,17 @@ def profile_table(results_dir, top=25):
             paths[m.group(1)].append(path)
     if not paths["series"] or not paths["stock"]:
         return []
-    series, stock = profile_per_io(paths["series"]), profile_per_io(paths["stock"])
-    if series is None or stock is None:
+    every = paths["series"] + paths["stock"]
+    missing = [os.path.basename(p) for p in every if load_profile(p) is None]
+    title = ["", "## Where the instructions go (plugin profile=on)", ""]
+    if len(missing) == len(every):
         return []
-    return (["", "## Where the instructions go (plugin profile=on)", "",
-             "All boots of a kernel together."] +
+    if missing:
+        return title + [f"No table: {', '.join(missing)} printed no profile lines, so "
+                        "the kernels cannot be compared (see qemu-plugin.log and "
+                        "qemu-hung in its directory)."]
+    series, stock = profile_per_io(paths["series"]), profile_per_io(paths["stock"])
+    return (title + ["All boots of a kernel together."] +
             compare_lines(series, stock, "series", "stock", top))
 
 

@@ -110,6 +110,12 @@ class TestProfile(TempRun):
         self.assertIn("| `(user space)` | 5.0 | 0.0 | +5.0 |", lines)
         self.assertIn("| `io_wait` | 0.0 | 0.5 | -0.5 |", lines)
 
+    def test_a_boot_without_its_profile_is_named(self):
+        self.write_profiled("series-1", [(0xffffffff81001010, 3000)])
+        self.write_boot("stock-1", [("read", 100, [9500])])
+        lines = insn_count.profile_table(self.dir)
+        self.assertIn("No table: stock-1 printed no profile lines", lines[-1])
+
     def test_no_profile_no_table(self):
         self.write_pairs([[9500]], [[9500]])
         self.assertEqual(insn_count.profile_table(self.dir), [])

@@ -10,8 +10,11 @@
  *
  * With the argument profile=on it also keeps, for each translated block, the
  * instructions it executed between the first and second marker, the third
- * and fourth, and so on, and prints them at exit as "insn_profile ADDRESS
- * INSNS" lines, for report/insn_profile.py to sum per kernel symbol.
+ * and fourth, and so on, and prints them as "insn_profile ADDRESS INSNS"
+ * lines, for report/insn_count.py to sum per kernel symbol, whenever the
+ * guest executes the dump marker (nopl 0x1e0c2d5b(%rax)), and at exit; each
+ * print holds what was kept since the last, so the lines add up.  The dump
+ * marker matters: QEMU does not always reach its exit.
  *
  * Declares the parts of QEMU's plugin API, version 1 (QEMU 7.2), it uses.
  */
@@ -57,6 +60,7 @@ EXPORT int qemu_plugin_version = 1;
 
 static int profile;
 static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0x5a, 0x2d, 0x0c, 0x1e };
+static const unsigned char dump_marker[] = { 0x0f, 0x1f, 0x80, 0x5b, 0x2d, 0x0c, 0x1e };
 static uint64_t insns;	/* every vCPU's; exact with thread=single */
 
 /* profile=on: a translated block's executions, and those between markers. */
@@ -118,7 +122,13 @@ static void print_profile(qemu_plugin_id_t id, void *userdata)
 		snprintf(line, sizeof(line), "insn_profile %" PRIx64 " %" PRIu64 "\n",
 			 blocks[i]->vaddr, blocks[i]->window * blocks[i]->n_insns);
 		qemu_plugin_outs(line);
+		blocks[i]->window = 0;
 	}
+}
+
+static void on_dump_marker(unsigned int vcpu_index, void *userdata)
+{
+	print_profile(0, NULL);
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -132,9 +142,15 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
-		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
+		if (qemu_plugin_insn_size(insn) != sizeof(marker))
+			continue;
+		if (!memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       NULL);
+		else if (profile && !memcmp(qemu_plugin_insn_data(insn), dump_marker,
+					    sizeof(dump_marker)))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dump_marker,
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       NULL);
 	}
