@@ -223,8 +223,9 @@ static void uring_batch(long ops, int depth)
 			issued++;
 			submit++;
 		}
+		/* An SQE left unconsumed would never be submitted: fail. */
 		if (syscall(__NR_io_uring_enter, ring.fd, submit, 1,
-			    IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+			    IORING_ENTER_GETEVENTS, NULL, 0) != submit)
 			fail("io_uring_enter");
 		i = uring_reap(free_slots, nfree);
 		nfree += i;
@@ -260,8 +261,15 @@ static void aio_batch(aio_context_t ctx, long ops, int depth)
 			ptrs[submit++] = cb;
 			issued++;
 		}
-		if (submit && syscall(__NR_io_submit, ctx, submit, ptrs) != submit)
-			fail("io_submit");
+		if (submit) {
+			long ret = syscall(__NR_io_submit, ctx, submit, ptrs);
+
+			if (ret != submit) {
+				if (ret >= 0)
+					errno = EAGAIN;	/* a partial submission */
+				fail("io_submit");
+			}
+		}
 		n = syscall(__NR_io_getevents, ctx, 1, DEPTH, events, NULL);
 		if (n < 1)
 			fail("io_getevents");

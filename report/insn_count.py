@@ -116,14 +116,18 @@ def load_profile(path):
         return None
     addrs, names = load_symbols(os.path.join(path, "System.map"))
     per_symbol = {}
-    for _, addr, n in lines:
-        a = int(addr, 16)
+    for fields in lines:
+        try:
+            _, addr, n = fields
+            a, n = int(addr, 16), int(n)
+        except ValueError as e:
+            raise BadInput(f"{log}: malformed insn_profile line {' '.join(fields)!r}") from e
         if a < 1 << 63:
             name = "(user space)"
         else:
             i = bisect.bisect_right(addrs, a) - 1
             name = names[i] if i >= 0 else "(unknown)"
-        per_symbol[name] = per_symbol.get(name, 0) + int(n)
+        per_symbol[name] = per_symbol.get(name, 0) + n
     return per_symbol
 
 

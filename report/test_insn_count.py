@@ -116,6 +116,14 @@ class TestProfile(TempRun):
         lines = insn_count.profile_table(self.dir)
         self.assertIn("No table: stock-1 printed no profile lines", lines[-1])
 
+    def test_a_malformed_profile_line_is_refused(self):
+        self.write_profiled("series-1", [(0xffffffff81001010, 3000)])
+        self.write_profiled("stock-1", [(0xffffffff81001010, 3000)])
+        with open(os.path.join(self.dir, "stock-1", "qemu-plugin.log"), "a") as f:
+            f.write("insn_profile ffffffff81001010\n")
+        with self.assertRaisesRegex(insn_count.BadInput, "malformed insn_profile line"):
+            insn_count.profile_table(self.dir)
+
     def test_no_profile_no_table(self):
         self.write_pairs([[9500]], [[9500]])
         self.assertEqual(insn_count.profile_table(self.dir), [])

@@ -235,10 +235,11 @@ reap_hung_qemu() {
 	local wrapper=$1 qemu waited=0
 	while kill -0 "$wrapper" 2>/dev/null; do
 		if [ -f "$outdir/rc" ] && ((++waited > 60)); then
+			qemu=$(pgrep -P "$wrapper" || true)
+			[ -n "$qemu" ] || return 0
 			log "the guest finished, but QEMU did not exit within 60 s; killing it"
 			touch "$outdir/qemu-hung"
-			qemu=$(pgrep -P "$wrapper" || true)
-			[ -z "$qemu" ] || kill -KILL "$qemu" 2>/dev/null || true
+			kill -KILL "$qemu" 2>/dev/null || true
 			return 0
 		fi
 		sleep 1
