@@ -31,18 +31,7 @@ export VCPUS
 if [ "$size" = quick ]; then : "${VM_TIMEOUT:=1800}"; else : "${VM_TIMEOUT:=5400}"; fi
 export VM_TIMEOUT
 
-stage_begin deps bench-deps
-"$TOP/scripts/deps.sh" bench
-stage_done
-stage_begin tree bench-tree
-"$TOP/scripts/tree.sh"
-stage_done
-stage_begin kernel bench-kernel
-"$TOP/scripts/kernel.sh" bench
-stage_done
-stage_begin "kernel stock (the same config without the series)" bench-kernel-stock
-"$TOP/scripts/kernel.sh" stock
-stage_done
+build_bench_kernels
 
 stamp=$(date +%Y%m%d-%H%M%S)
 results=$TOP/results/$stamp

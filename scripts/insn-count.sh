@@ -33,18 +33,7 @@ if [ "$profile" = on ]; then
 	plugin_args=profile=on
 fi
 
-stage_begin deps bench-deps
-"$TOP/scripts/deps.sh" bench
-stage_done
-stage_begin tree bench-tree
-"$TOP/scripts/tree.sh"
-stage_done
-stage_begin kernel bench-kernel
-"$TOP/scripts/kernel.sh" bench
-stage_done
-stage_begin "kernel stock (the same config without the series)" bench-kernel-stock
-"$TOP/scripts/kernel.sh" stock
-stage_done
+build_bench_kernels
 
 tools=$BUILD/insn-count
 mkdir -p "$tools"

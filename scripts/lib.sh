@@ -116,6 +116,23 @@ validate_knobs() {
 	[ -z "${VM_TIMEOUT:-}" ] || check_uint VM_TIMEOUT "$VM_TIMEOUT" 10 86400
 }
 
+# build_bench_kernels: as stages, the bench packages, the tree, and the bench kernel and
+# stock 6.12 with the same config (make bench, make insn-count).
+build_bench_kernels() {
+	stage_begin deps bench-deps
+	"$TOP/scripts/deps.sh" bench
+	stage_done
+	stage_begin tree bench-tree
+	"$TOP/scripts/tree.sh"
+	stage_done
+	stage_begin kernel bench-kernel
+	"$TOP/scripts/kernel.sh" bench
+	stage_done
+	stage_begin "kernel stock (the same config without the series)" bench-kernel-stock
+	"$TOP/scripts/kernel.sh" stock
+	stage_done
+}
+
 # Stage times, kept in build/ so that the next run can say how long a stage took last time.
 # stage_begin NAME KEY: announce stage NAME, timed under KEY; stage_done: record how long it took.
 stage_begin() {
