@@ -3,6 +3,7 @@
 
 usage: report/insn_count.py RESULTS_DIR
        report/insn_count.py --compare BOOT_DIR_A BOOT_DIR_B
+       report/insn_count.py --blocks BOOT_DIR FUNCTION...
 
 RESULTS_DIR is a scripts/insn-count.sh run: one directory per boot, series-N (the bench
 kernel) and stock-N (stock 6.12, the same config), each with qemu-plugin.log (the lines of
@@ -19,7 +20,9 @@ also has "insn_profile ADDRESS INSNS" lines, the instructions each translated bl
 between markers, and its directory the booted kernel's System.map: the report then adds
 the instructions per I/O of each kernel function in both kernels and their difference.
 --compare prints that table for two profiled boot directories of any kind (for example
-one row polled with the IRQ held off against io_uring IOPOLL, both on the series)."""
+one row polled with the IRQ held off against io_uring IOPOLL, both on the series).
+--blocks prints, for one profiled boot, each translated block of the named functions by
+its offset in the function, to tell apart the branches of one function."""
 import bisect
 import glob
 import json
@@ -107,28 +110,53 @@ def load_symbols(path):
     return [a for a, _ in syms], [n for _, n in syms]
 
 
-def load_profile(path):
-    """{symbol: instructions between markers} of one boot, or None without a profile."""
+def profile_blocks(path):
+    """[(block address, instructions between markers)] of one boot, or None without a
+    profile."""
     log = os.path.join(path, "qemu-plugin.log")
     with open(log) as f:
         lines = [line.split() for line in f if line.startswith("insn_profile ")]
     if not lines:
         return None
-    addrs, names = load_symbols(os.path.join(path, "System.map"))
-    per_symbol = {}
+    blocks = []
     for fields in lines:
         try:
             _, addr, n = fields
-            a, n = int(addr, 16), int(n)
+            blocks.append((int(addr, 16), int(n)))
         except ValueError as e:
             raise BadInput(f"{log}: malformed insn_profile line {' '.join(fields)!r}") from e
-        if a < 1 << 63:
-            name = "(user space)"
-        else:
-            i = bisect.bisect_right(addrs, a) - 1
-            name = names[i] if i >= 0 else "(unknown)"
+    return blocks
+
+
+def symbol_of(addrs, names, a):
+    """The kernel function a block at address a starts in, and its offset there."""
+    if a < 1 << 63:
+        return "(user space)", 0
+    i = bisect.bisect_right(addrs, a) - 1
+    return (names[i], a - addrs[i]) if i >= 0 else ("(unknown)", 0)
+
+
+def load_profile(path):
+    """{symbol: instructions between markers} of one boot, or None without a profile."""
+    blocks = profile_blocks(path)
+    if blocks is None:
+        return None
+    addrs, names = load_symbols(os.path.join(path, "System.map"))
+    per_symbol = {}
+    for a, n in blocks:
+        name = symbol_of(addrs, names, a)[0]
         per_symbol[name] = per_symbol.get(name, 0) + n
     return per_symbol
+
+
+def boot_ops(path):
+    """The I/Os of a boot's batches, from its insn-rows.tsv."""
+    try:
+        with open(os.path.join(path, "insn-rows.tsv")) as f:
+            return sum(int(line.split("\t")[2]) for line in f.readlines()[1:]
+                       if line.strip())
+    except (OSError, ValueError, IndexError) as e:
+        raise BadInput(f"{path}: insn-rows.tsv: {type(e).__name__}: {e}") from e
 
 
 def profile_per_io(paths):
@@ -138,15 +166,38 @@ def profile_per_io(paths):
         profile = load_profile(path)
         if profile is None:
             return None
-        try:
-            with open(os.path.join(path, "insn-rows.tsv")) as f:
-                ops += sum(int(line.split("\t")[2]) for line in f.readlines()[1:]
-                           if line.strip())
-        except (OSError, ValueError, IndexError) as e:
-            raise BadInput(f"{path}: insn-rows.tsv: {type(e).__name__}: {e}") from e
+        ops += boot_ops(path)
         for name, n in profile.items():
             sums[name] = sums.get(name, 0) + n
     return {name: n / ops for name, n in sums.items()} if ops else None
+
+
+def block_lines(path, functions):
+    """Markdown lines: each translated block of the named functions, by its offset in
+    the function, with its instructions per I/O; read them beside objdump -d of the
+    boot's vmlinux to see which branch a block is."""
+    blocks = profile_blocks(path)
+    if blocks is None:
+        raise BadInput(f"{path}: no profile (make insn-count INSN_PROFILE=on)")
+    ops = boot_ops(path)
+    if not ops:
+        raise BadInput(f"{path}: insn-rows.tsv has no I/Os")
+    addrs, names = load_symbols(os.path.join(path, "System.map"))
+    missing = [f for f in functions if f not in names]
+    if missing:
+        raise BadInput(f"{path}/System.map: no function {', '.join(missing)}")
+    found = {f: {} for f in functions}
+    for a, n in blocks:
+        name, offset = symbol_of(addrs, names, a)
+        if name in found:
+            found[name][offset] = found[name].get(offset, 0) + n
+    lines = [f"Instructions per I/O of each translated block ({ops:,} I/Os):", "",
+             "| function | block | instructions per I/O |", "|---|---:|---:|"]
+    for f in functions:
+        for offset in sorted(found[f]):
+            lines.append(f"| `{f}` | +{offset:#x} | {found[f][offset] / ops:,.2f} |")
+        lines.append(f"| `{f}` | all | {sum(found[f].values()) / ops:,.2f} |")
+    return lines
 
 
 def compare_lines(a, b, label_a, label_b, top=25):
@@ -272,9 +323,21 @@ def compare(path_a, path_b):
     return 0
 
 
+def blocks(path, functions):
+    try:
+        lines = block_lines(path, functions)
+    except (BadInput, OSError) as e:
+        print(f"insn_count.py: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "--compare":
         return compare(argv[2], argv[3])
+    if len(argv) >= 4 and argv[1] == "--blocks":
+        return blocks(argv[2], argv[3:])
     if len(argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
     try:

@@ -124,6 +124,25 @@ class TestProfile(TempRun):
         with self.assertRaisesRegex(insn_count.BadInput, "malformed insn_profile line"):
             insn_count.profile_table(self.dir)
 
+    def test_blocks_are_listed_by_offset_per_io(self):
+        # Two blocks inside nvme_irq, one counted twice; 100 I/Os in the boot.
+        self.write_profiled("series-1", [(0xffffffff81001010, 3000), (0xffffffff81001080, 1000),
+                                         (0xffffffff81001010, 200), (0xffffffff81002004, 50)])
+        lines = insn_count.block_lines(os.path.join(self.dir, "series-1"), ["nvme_irq"])
+        self.assertIn("| `nvme_irq` | +0x10 | 32.00 |", lines)
+        self.assertIn("| `nvme_irq` | +0x80 | 10.00 |", lines)
+        self.assertIn("| `nvme_irq` | all | 42.00 |", lines)
+        self.assertFalse([line for line in lines if "io_wait" in line])
+
+    def test_blocks_of_an_unknown_function_are_refused(self):
+        self.write_profiled("series-1", [(0xffffffff81001010, 3000)])
+        run = subprocess.run([sys.executable, SCRIPT, "--blocks",
+                              os.path.join(self.dir, "series-1"), "nvme_irq", "no_such"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("no function no_such", run.stderr)
+        self.assertEqual(run.stdout, "")
+
     def test_no_profile_no_table(self):
         self.write_pairs([[9500]], [[9500]])
         self.assertEqual(insn_count.profile_table(self.dir), [])
