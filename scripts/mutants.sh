@@ -28,6 +28,12 @@ for i in "${!mutants[@]}"; do
 done
 out=$BUILD/mutants
 mkdir -p "$out"
+# A kselftest check runs the scenarios of this tree, not an older build of them.
+if grep -q '^# check: kselftest' "${mutants[@]}"; then
+	log "building the kselftests"
+	"$TOP/scripts/selftests.sh" >"$out/selftests.build" 2>&1 ||
+		die "the kselftests do not build; see $out/selftests.build"
+fi
 
 restore() {
 	git -C "$TREE" checkout -q -- .
