@@ -63,12 +63,18 @@ static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0x5a, 0x2d, 0x0c, 0x1e
 static const unsigned char dump_marker[] = { 0x0f, 0x1f, 0x80, 0x5b, 0x2d, 0x0c, 0x1e };
 static uint64_t insns;	/* every vCPU's; exact with thread=single */
 
-/* profile=on: a translated block's executions, and those between markers. */
+/*
+ * profile=on: a block's executions, and those between markers.  A block
+ * translated again (after a flush, or from another process at the same
+ * address) shares the record of its address and length.
+ */
 struct block {
 	uint64_t vaddr, n_insns, execs, execs_at_start, window;
 };
-static struct block **blocks;
+static struct block **blocks;		/* in order of first translation */
 static size_t nr_blocks, max_blocks;
+static struct block **block_table;	/* open addressing, by address and length */
+static size_t table_size;
 static unsigned long markers;
 
 static void on_marker(unsigned int vcpu_index, void *userdata)
@@ -91,22 +97,59 @@ static void on_marker(unsigned int vcpu_index, void *userdata)
 	markers++;
 }
 
-static void add_block(struct qemu_plugin_tb *tb, size_t n)
+static void *alloc_or_die(void *p)
 {
-	struct block *b = calloc(1, sizeof(*b));
-
-	if (nr_blocks == max_blocks) {
-		max_blocks = max_blocks ? 2 * max_blocks : 65536;
-		blocks = realloc(blocks, max_blocks * sizeof(*blocks));
-	}
-	if (!b || !blocks) {
+	if (!p) {
 		fprintf(stderr, "qemu_insn_count: out of memory\n");
 		abort();
 	}
-	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	return p;
+}
+
+static struct block **table_slot(struct block **table, size_t size,
+				 uint64_t vaddr, uint64_t n)
+{
+	size_t i = (vaddr * 0x9e3779b97f4a7c15ull + n) & (size - 1);
+
+	while (table[i] && (table[i]->vaddr != vaddr || table[i]->n_insns != n))
+		i = (i + 1) & (size - 1);
+	return &table[i];
+}
+
+/* The record of a block at @vaddr of @n instructions, made on first sight. */
+static struct block *find_block(uint64_t vaddr, uint64_t n)
+{
+	struct block **slot, *b;
+	size_t i;
+
+	if (2 * (nr_blocks + 1) > table_size) {
+		table_size = table_size ? 2 * table_size : 131072;
+		free(block_table);
+		block_table = alloc_or_die(calloc(table_size, sizeof(*block_table)));
+		for (i = 0; i < nr_blocks; i++)
+			*table_slot(block_table, table_size, blocks[i]->vaddr,
+				    blocks[i]->n_insns) = blocks[i];
+	}
+	slot = table_slot(block_table, table_size, vaddr, n);
+	if (*slot)
+		return *slot;
+	if (nr_blocks == max_blocks) {
+		max_blocks = max_blocks ? 2 * max_blocks : 65536;
+		blocks = alloc_or_die(realloc(blocks, max_blocks * sizeof(*blocks)));
+	}
+	b = alloc_or_die(calloc(1, sizeof(*b)));
+	b->vaddr = vaddr;
 	b->n_insns = n;
-	/* Opened after this block's translation: its executions so far are 0. */
+	/* Made between markers: a window open now counts from 0. */
 	blocks[nr_blocks++] = b;
+	*slot = b;
+	return b;
+}
+
+static void add_block(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct block *b = find_block(qemu_plugin_tb_vaddr(tb), n);
+
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &b->execs, 1);
 }
