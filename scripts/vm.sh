@@ -253,6 +253,7 @@ stream_pid=$!
 set +e
 timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-machine q35 -smp "$vcpus" -m "$mem_mb" -nographic -no-reboot -nodefaults \
+	-name iopoll,debug-threads=on \
 	-serial "file:$outdir/serial.log" -display none \
 	-kernel "$kernel" -append "$append" \
 	${trace_args[@]+"${trace_args[@]}"} ${plugin_args[@]+"${plugin_args[@]}"} \

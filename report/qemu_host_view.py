@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Per run of scripts/qemu_host_view.py: each QEMU thread's host CPU and context switches
+per guest I/O and, where perf recorded them, its waits for the big QEMU lock per I/O.
+
+usage: qemu_host_view.py OUTDIR
+A run's window is its fio run as the guest reported it: from RUNTIME - 0.5 s before the
+line with its IOPS to 0.7 s before it.  A wait for the big QEMU lock is a FUTEX_WAIT
+called from qemu_mutex_lock_iothread_impl().
+"""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+FUTEX_WAIT_PRIVATE = "0x00000080"
+
+
+class BadInput(Exception):
+    pass
+
+
+def runs(outdir, runtime):
+    """(index, mode, IOPS, window start, window end) of each run, from the guest's lines."""
+    out, index = [], None
+    with open(f"{outdir}/lines.tsv") as f:
+        for line in f:
+            t, text = line.split("\t", 1)
+            m = re.search(r"qemu_host_view: run (\d+) (\w+)", text)
+            if m and "echo" not in text:
+                index = int(m.group(1))
+            m = re.search(r"nvme_timeline.sh: (\w+): (\d+) IOPS", text)
+            if m:
+                end = float(t)
+                out.append((index, m.group(1), int(m.group(2)), end - runtime + 0.5, end - 0.7))
+    if not out:
+        raise BadInput(f"{outdir}/lines.tsv has no 'nvme_timeline.sh: MODE: N IOPS' line")
+    return out
+
+
+def threads(outdir):
+    series = collections.defaultdict(list)
+    with open(f"{outdir}/threads.tsv") as f:
+        next(f)
+        for line in f:
+            t, tid, comm, cpu, vol, invol = line.rstrip("\n").split("\t")
+            series[(tid, comm)].append((float(t), float(cpu), int(vol), int(invol)))
+    return series
+
+
+def at(samples, t):
+    """The last sample at or before t (the first if none is)."""
+    best = samples[0]
+    for s in samples:
+        if s[0] > t:
+            break
+        best = s
+    return best
+
+
+def lock_waits(path):
+    """BQL waits per thread name, and the seconds the record spans."""
+    r = subprocess.run(["perf", "script", "-i", path, "-F", "comm,tid,time,event,trace,ip,sym"],
+                       capture_output=True, text=True, check=False)
+    waits, first, last, event, chain = collections.Counter(), None, None, None, []
+
+    def flush():
+        if event and f"op: {FUTEX_WAIT_PRIVATE}" in event[1] and any(
+                "qemu_mutex_lock_iothread" in c for c in chain):
+            waits[event[0]] += 1
+
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+syscalls:sys_enter_futex:(.*)", line)
+        if m:
+            flush()
+            t = float(m.group(3))
+            first = t if first is None else first
+            last = t
+            event, chain = (m.group(1), m.group(4)), []
+        elif line.strip():
+            chain.append(line)
+    flush()
+    return waits, (last - first) if first is not None else 0.0
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise BadInput("usage: qemu_host_view.py OUTDIR")
+    outdir = sys.argv[1]
+    if not os.path.isfile(f"{outdir}/params.json"):
+        raise BadInput(f"{outdir} has no params.json: not a scripts/qemu_host_view.py run")
+    with open(f"{outdir}/params.json") as f:
+        runtime = json.load(f)["runtime"]
+    series = threads(outdir)
+    print("| run | mode | IOPS | thread | CPU share | host CPU µs per I/O "
+          "| voluntary switches per I/O | BQL waits per I/O |")
+    print("|---|---|---:|---|---:|---:|---:|---:|")
+    for index, mode, iops, a, b in runs(outdir, runtime):
+        waits, span = {}, 0.0
+        perf = f"{outdir}/perf-futex-{index}.data"
+        if os.path.isfile(perf):
+            waits, span = lock_waits(perf)
+        for (tid, comm), s in sorted(series.items(), key=lambda kv: kv[0][1]):
+            x, y = at(s, a), at(s, b)
+            dt, cpu = y[0] - x[0], y[1] - x[1]
+            if dt <= 0 or cpu / dt < 0.02:
+                continue
+            ios = iops * dt
+            bql = f"{waits.get(comm, 0) / (iops * span):.2f}" if span else "–"
+            print(f"| {index} | {mode} | {iops} | {comm} | {cpu / dt:.2f} | "
+                  f"{cpu / ios * 1e6:.1f} | {(y[2] - x[2]) / ios:.2f} | {bql} |")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (BadInput, OSError) as e:
+        print(f"qemu_host_view.py: error: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""QEMU seen from the host while the guest reads at psync QD1 in several modes.
+
+Boots the bench kernel (scripts/vm.sh -p bench) and runs guest/nvme_timeline.sh once per
+mode, RUNTIME s each.  Meanwhile it samples each QEMU thread's CPU time and context
+switches from /proc every 0.2 s and stamps each guest line with CLOCK_MONOTONIC; with
+--futex, perf records QEMU's futex() calls with their call chains for 2 s in each run.
+report/qemu_host_view.py turns OUTDIR into a table per mode.
+
+usage: qemu_host_view.py [--futex] [--runtime S] OUTDIR MODE...
+  MODE: off, on, irqsuppress or iopoll (guest/nvme_timeline.sh's modes)
+Writes OUTDIR/params.json, lines.tsv, threads.tsv, perf-futex-RUN.data and OUTDIR/vm/.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUIET_S = 2          # nvme_timeline.sh's pause before each run
+FUTEX_DELAY_S = 3    # after the run's start line: the pause and fio's start
+FUTEX_SPAN_S = 2
+
+
+def die(msg):
+    print(f"qemu_host_view.py: error: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def qemu_pid(vm, outdir):
+    """The QEMU that vm.sh started for OUTDIR."""
+    for _ in range(1200):
+        if vm.poll() is not None:
+            die(f"vm.sh exited before QEMU started; see {outdir}/lines.tsv")
+        r = subprocess.run(["pgrep", "-f", f"^qemu-system-x86_64 .*{outdir}/vm/"],
+                           capture_output=True, text=True, check=False)
+        pids = r.stdout.split()
+        if len(pids) == 1:
+            return int(pids[0])
+        time.sleep(0.1)
+    die("no QEMU process for this boot within 120 s")
+
+
+def sample_threads(pid, path, done):
+    hz = os.sysconf("SC_CLK_TCK")
+    with open(path, "w") as f:
+        f.write("t\ttid\tcomm\tcpu_s\tvol_cs\tinvol_cs\n")
+        while not done.is_set():
+            t = time.monotonic()
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except FileNotFoundError:
+                return
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/stat") as s:
+                        stat = s.read()
+                    with open(f"/proc/{pid}/task/{tid}/status") as s:
+                        status = dict(ln.split(":\t", 1) for ln in s if ":\t" in ln)
+                except (FileNotFoundError, ProcessLookupError):
+                    continue
+                comm = stat[stat.index("(") + 1:stat.rindex(")")]
+                fields = stat[stat.rindex(")") + 2:].split()
+                cpu = (int(fields[11]) + int(fields[12])) / hz
+                f.write(f"{t:.3f}\t{tid}\t{comm}\t{cpu:.2f}\t"
+                        f"{status['voluntary_ctxt_switches'].strip()}\t"
+                        f"{status['nonvoluntary_ctxt_switches'].strip()}\n")
+            f.flush()
+            time.sleep(0.2)
+
+
+def record_futex(pid, path):
+    time.sleep(FUTEX_DELAY_S)
+    subprocess.run(["perf", "record", "-q", "-e", "syscalls:sys_enter_futex", "--call-graph",
+                    "dwarf,4096", "-p", str(pid), "-o", path, "--", "sleep", str(FUTEX_SPAN_S)],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--futex", action="store_true")
+    ap.add_argument("--runtime", type=int, default=8)
+    ap.add_argument("outdir")
+    ap.add_argument("modes", nargs="+")
+    a = ap.parse_args()
+    for m in a.modes:
+        if m not in ("off", "on", "irqsuppress", "iopoll"):
+            die(f"mode {m!r} is not off, on, irqsuppress or iopoll")
+    if not 3 <= a.runtime <= 60:
+        die(f"--runtime {a.runtime} is not 3-60 s")
+    if a.futex and not shutil.which("perf"):
+        die("--futex needs perf (apt install linux-perf)")
+    outdir = os.path.abspath(a.outdir)
+    if os.path.exists(outdir):
+        die(f"{outdir} exists; give a new directory")
+    os.makedirs(outdir)
+    with open(f"{outdir}/params.json", "w") as f:
+        json.dump({"runtime": a.runtime, "modes": a.modes, "futex": a.futex}, f)
+    guest = "; ".join(f"echo qemu_host_view: run {i} {m}; MODES={m} RUNTIME={a.runtime} "
+                      f"QUIET={QUIET_S} PIN=last bash guest/nvme_timeline.sh"
+                      for i, m in enumerate(a.modes))
+    vm = subprocess.Popen([f"{TOP}/scripts/vm.sh", "-p", "bench", "-o", f"{outdir}/vm",
+                           "-t", str(len(a.modes) * (a.runtime + 30) + 300), "--", guest],
+                          cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    pid = qemu_pid(vm, outdir)
+    done = threading.Event()
+    sampler = threading.Thread(target=sample_threads, args=(pid, f"{outdir}/threads.tsv", done))
+    sampler.start()
+    recorders = []
+    with open(f"{outdir}/lines.tsv", "w") as f:
+        for line in vm.stdout:
+            f.write(f"{time.monotonic():.3f}\t{line}")
+            f.flush()
+            words = line.split()
+            if a.futex and "qemu_host_view: run" in line and "echo" not in words:
+                run = words[words.index("run") + 1]
+                r = threading.Thread(target=record_futex,
+                                     args=(pid, f"{outdir}/perf-futex-{run}.data"))
+                r.start()
+                recorders.append(r)
+    rc = vm.wait()
+    done.set()
+    sampler.join()
+    for r in recorders:
+        r.join()
+    if rc:
+        die(f"vm.sh failed ({rc}); see {outdir}/lines.tsv and {outdir}/vm/")
+    print(f"qemu_host_view.py: wrote {outdir}; report: python3 report/qemu_host_view.py {outdir}")
+
+
+if __name__ == "__main__":
+    main()
