@@ -7,7 +7,7 @@ switches from /proc every 0.2 s and stamps each guest line with CLOCK_MONOTONIC;
 --futex, perf records QEMU's futex() calls with their call chains for 2 s in each run.
 report/qemu_host_view.py turns OUTDIR into a table per mode.
 
-usage: qemu_host_view.py [--futex] [--runtime S] OUTDIR MODE...
+usage: qemu_host_view.py [--futex] [--runtime S] [--append ARGS] OUTDIR MODE...
   MODE: off, on, irqsuppress or iopoll (guest/nvme_timeline.sh's modes)
 Writes OUTDIR/params.json, lines.tsv, threads.tsv, perf-futex-RUN.data and OUTDIR/vm/.
 """
@@ -84,6 +84,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--futex", action="store_true")
     ap.add_argument("--runtime", type=int, default=8)
+    ap.add_argument("--append", default="", help="more kernel command line for the guest")
     ap.add_argument("outdir")
     ap.add_argument("modes", nargs="+")
     a = ap.parse_args()
@@ -99,11 +100,13 @@ def main():
         die(f"{outdir} exists; give a new directory")
     os.makedirs(outdir)
     with open(f"{outdir}/params.json", "w") as f:
-        json.dump({"runtime": a.runtime, "modes": a.modes, "futex": a.futex}, f)
+        json.dump({"runtime": a.runtime, "modes": a.modes, "futex": a.futex,
+                   "append": a.append}, f)
     guest = "; ".join(f"echo qemu_host_view: run {i} {m}; MODES={m} RUNTIME={a.runtime} "
                       f"QUIET={QUIET_S} PIN=last bash guest/nvme_timeline.sh"
                       for i, m in enumerate(a.modes))
     vm = subprocess.Popen([f"{TOP}/scripts/vm.sh", "-p", "bench", "-o", f"{outdir}/vm",
+                           "-a", a.append,
                            "-t", str(len(a.modes) * (a.runtime + 30) + 300), "--", guest],
                           cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     pid = qemu_pid(vm, outdir)
