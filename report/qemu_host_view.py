@@ -4,8 +4,9 @@ per guest I/O and, where perf recorded them, its waits for the big QEMU lock per
 
 usage: qemu_host_view.py OUTDIR
 A run's window is its fio run as the guest reported it: from RUNTIME - 0.5 s before the
-line with its IOPS to 0.7 s before it.  A wait for the big QEMU lock is a FUTEX_WAIT
-called from qemu_mutex_lock_iothread_impl().
+line with its IOPS to END_MARGIN_S before it (the host sees a guest line up to 1 s late:
+scripts/vm.sh reads the guest's log once a second).  A wait for the big QEMU lock is a
+FUTEX_WAIT called from qemu_mutex_lock_iothread_impl().
 """
 import collections
 import json
@@ -15,6 +16,7 @@ import subprocess
 import sys
 
 FUTEX_WAIT_PRIVATE = "0x00000080"
+END_MARGIN_S = 1.2
 
 
 class BadInput(Exception):
@@ -24,16 +26,21 @@ class BadInput(Exception):
 def runs(outdir, runtime):
     """(index, mode, IOPS, window start, window end) of each run, from the guest's lines."""
     out, index = [], None
-    with open(f"{outdir}/lines.tsv") as f:
-        for line in f:
-            t, text = line.split("\t", 1)
+    with open(f"{outdir}/lines.tsv", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                t, text = line.split("\t", 1)
+                float(t)
+            except ValueError:
+                raise BadInput(f"{outdir}/lines.tsv:{n}: not 'TIME<tab>LINE'") from None
             m = re.search(r"qemu_host_view: run (\d+) (\w+)", text)
             if m and "echo" not in text:
                 index = int(m.group(1))
             m = re.search(r"nvme_timeline.sh: (\w+): (\d+) IOPS", text)
             if m:
                 end = float(t)
-                out.append((index, m.group(1), int(m.group(2)), end - runtime + 0.5, end - 0.7))
+                out.append((index, m.group(1), int(m.group(2)), end - runtime + 0.5,
+                            end - END_MARGIN_S))
     if not out:
         raise BadInput(f"{outdir}/lines.tsv has no 'nvme_timeline.sh: MODE: N IOPS' line")
     return out
@@ -42,10 +49,16 @@ def runs(outdir, runtime):
 def threads(outdir):
     series = collections.defaultdict(list)
     with open(f"{outdir}/threads.tsv") as f:
-        next(f)
-        for line in f:
-            t, tid, comm, cpu, vol, invol = line.rstrip("\n").split("\t")
-            series[(tid, comm)].append((float(t), float(cpu), int(vol), int(invol)))
+        for n, line in enumerate(f, 1):
+            if n == 1:
+                continue
+            try:
+                t, tid, comm, cpu, vol, invol = line.rstrip("\n").split("\t")
+                series[(tid, comm)].append((float(t), float(cpu), int(vol), int(invol)))
+            except ValueError:
+                raise BadInput(f"{outdir}/threads.tsv:{n}: malformed line {line!r}") from None
+    if not series:
+        raise BadInput(f"{outdir}/threads.tsv has no samples")
     return series
 
 
@@ -60,9 +73,16 @@ def at(samples, t):
 
 
 def lock_waits(path):
-    """BQL waits per thread name, and the seconds the record spans."""
+    """BQL waits per thread id, and the seconds the record spans."""
     r = subprocess.run(["perf", "script", "-i", path, "-F", "comm,tid,time,event,trace,ip,sym"],
-                       capture_output=True, text=True, check=False)
+                       capture_output=True, text=True, errors="replace", check=False)
+    if r.returncode:
+        raise BadInput(f"perf script -i {path} failed: {r.stderr.strip()[:200]}")
+    return parse_lock_waits(r.stdout)
+
+
+def parse_lock_waits(text):
+    """From perf script's lines: BQL waits per thread id, and the seconds they span."""
     waits, first, last, event, chain = collections.Counter(), None, None, None, []
 
     def flush():
@@ -70,14 +90,14 @@ def lock_waits(path):
                 "qemu_mutex_lock_iothread" in c for c in chain):
             waits[event[0]] += 1
 
-    for line in r.stdout.splitlines():
+    for line in text.splitlines():
         m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+syscalls:sys_enter_futex:(.*)", line)
         if m:
             flush()
             t = float(m.group(3))
             first = t if first is None else first
             last = t
-            event, chain = (m.group(1), m.group(4)), []
+            event, chain = (m.group(2), m.group(4)), []
         elif line.strip():
             chain.append(line)
     flush()
@@ -90,12 +110,16 @@ def main():
     outdir = sys.argv[1]
     if not os.path.isfile(f"{outdir}/params.json"):
         raise BadInput(f"{outdir} has no params.json: not a scripts/qemu_host_view.py run")
-    with open(f"{outdir}/params.json") as f:
-        runtime = json.load(f)["runtime"]
+    try:
+        with open(f"{outdir}/params.json") as f:
+            runtime = float(json.load(f)["runtime"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise BadInput(f"{outdir}/params.json: no runtime ({e})") from None
     series = threads(outdir)
     print("| run | mode | IOPS | thread | CPU share | host CPU µs per I/O "
           "| voluntary switches per I/O | BQL waits per I/O |")
     print("|---|---|---:|---|---:|---:|---:|---:|")
+    rows = 0
     for index, mode, iops, a, b in runs(outdir, runtime):
         waits, span = {}, 0.0
         perf = f"{outdir}/perf-futex-{index}.data"
@@ -107,9 +131,12 @@ def main():
             if dt <= 0 or cpu / dt < 0.02:
                 continue
             ios = iops * dt
-            bql = f"{waits.get(comm, 0) / (iops * span):.2f}" if span else "–"
+            bql = f"{waits.get(tid, 0) / (iops * span):.2f}" if span else "–"
+            rows += 1
             print(f"| {index} | {mode} | {iops} | {comm} | {cpu / dt:.2f} | "
                   f"{cpu / ios * 1e6:.1f} | {(y[2] - x[2]) / ios:.2f} | {bql} |")
+    if not rows:
+        raise BadInput(f"no thread samples in any run's window: {outdir}/threads.tsv")
 
 
 if __name__ == "__main__":

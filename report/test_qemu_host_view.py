@@ -14,8 +14,9 @@ REPORT = os.path.join(HERE, "qemu_host_view.py")
 
 
 def make_run(path, iops=10000, cpu_per_s=0.75, switches_per_io=1.0):
-    """One 8 s run of mode irqsuppress ending at t=120; the vCPU thread's counters grow
-    at the given rates, the main loop's at half of them."""
+    """One 8 s run of mode irqsuppress whose IOPS line comes at t=120; inside its window
+    (112.4-118.8 s, its ends as sampled) the vCPU thread's counters grow at the given rates, the main loop's
+    at half of them; outside it at a tenth, so that a window in the wrong place shows."""
     with open(os.path.join(path, "params.json"), "w") as f:
         json.dump({"runtime": 8, "modes": ["irqsuppress"], "futex": False}, f)
     with open(os.path.join(path, "lines.tsv"), "w") as f:
@@ -25,15 +26,24 @@ def make_run(path, iops=10000, cpu_per_s=0.75, switches_per_io=1.0):
         f.write("t\ttid\tcomm\tcpu_s\tvol_cs\tinvol_cs\n")
         for i in range(0, 1300, 2):
             t = i / 10
+            # time spent at the full rate by t: only inside the window
+            full = min(max(t - 112.4, 0), 118.8 - 112.4)
+            eff = full + (t - full) / 10
             for tid, comm, k in ((11, "CPU 1/TCG", 1.0), (10, "qemu-system-x86", 0.5)):
-                f.write(f"{t:.3f}\t{tid}\t{comm}\t{cpu_per_s * k * t:.2f}\t"
-                        f"{int(switches_per_io * k * iops * t)}\t0\n")
+                f.write(f"{t:.3f}\t{tid}\t{comm}\t{cpu_per_s * k * eff:.3f}\t"
+                        f"{int(switches_per_io * k * iops * eff)}\t0\n")
 
 
 class QemuHostView(unittest.TestCase):
     def run_report(self, path):
         return subprocess.run([sys.executable, REPORT, path], capture_output=True, text=True,
                               check=False)
+
+    def assert_clear_error(self, r, word):
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue(r.stderr.startswith("qemu_host_view.py: error: "), r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertIn(word, r.stderr)
 
     def test_rates_per_io(self):
         with tempfile.TemporaryDirectory() as d:
@@ -51,18 +61,36 @@ class QemuHostView(unittest.TestCase):
 
     def test_not_a_run(self):
         with tempfile.TemporaryDirectory() as d:
-            r = self.run_report(d)
-            self.assertEqual(r.returncode, 1)
-            self.assertIn("params.json", r.stderr)
+            self.assert_clear_error(self.run_report(d), "params.json")
 
     def test_no_result_line(self):
         with tempfile.TemporaryDirectory() as d:
             make_run(d)
             with open(os.path.join(d, "lines.tsv"), "w") as f:
                 f.write("100.000\t  guest| qemu_host_view: run 0 irqsuppress\n")
-            r = self.run_report(d)
-            self.assertEqual(r.returncode, 1)
-            self.assertIn("IOPS", r.stderr)
+            self.assert_clear_error(self.run_report(d), "IOPS")
+
+    def test_malformed_sample(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_run(d)
+            with open(os.path.join(d, "threads.tsv"), "a") as f:
+                f.write("121.0\t11\tCPU 1/TCG\n")
+            self.assert_clear_error(self.run_report(d), "threads.tsv")
+
+    def test_lock_waits(self):
+        """Two WAITs for the BQL by thread 11, one WAIT elsewhere, one WAKE: 2 waits."""
+        head = "  CPU 1/TCG    11 {t}: syscalls:sys_enter_futex: uaddr: 0x1, op: {op}, val: 0x2"
+        bql = "\t   8612b __GI___lll_lock_wait\n\t  96d000 qemu_mutex_lock_iothread_impl\n"
+        other = "\t   8612b __GI___lll_lock_wait\n\t  96d100 qemu_cond_wait_impl\n"
+        text = "\n".join([head.format(t="10.000000", op="0x00000080"), bql,
+                          head.format(t="10.500000", op="0x00000080"), other,
+                          head.format(t="11.000000", op="0x00000081"), bql,
+                          head.format(t="12.000000", op="0x00000080"), bql])
+        sys.path.insert(0, HERE)
+        import qemu_host_view  # noqa: E402
+        waits, span = qemu_host_view.parse_lock_waits(text)
+        self.assertEqual(dict(waits), {"11": 2})
+        self.assertAlmostEqual(span, 2.0)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 
 Boots the bench kernel (scripts/vm.sh -p bench) and runs guest/nvme_timeline.sh once per
 mode, RUNTIME s each.  Meanwhile it samples each QEMU thread's CPU time and context
-switches from /proc every 0.2 s and stamps each guest line with CLOCK_MONOTONIC; with
---futex, perf records QEMU's futex() calls with their call chains for 2 s in each run.
+switches from /proc every 0.2 s and stamps each guest line with CLOCK_MONOTONIC as it
+reads it (up to 1 s late: vm.sh reads the guest's log once a second); with --futex, perf
+records QEMU's futex() calls with their call chains for 2 s in each run.
 report/qemu_host_view.py turns OUTDIR into a table per mode.
 
 usage: qemu_host_view.py [--futex] [--runtime S] [--append ARGS] OUTDIR MODE...
@@ -32,17 +33,17 @@ def die(msg):
 
 
 def qemu_pid(vm, outdir):
-    """The QEMU that vm.sh started for OUTDIR."""
+    """The QEMU that vm.sh started for OUTDIR, or None."""
     for _ in range(1200):
         if vm.poll() is not None:
-            die(f"vm.sh exited before QEMU started; see {outdir}/lines.tsv")
+            return None
         r = subprocess.run(["pgrep", "-f", f"^qemu-system-x86_64 .*{outdir}/vm/"],
                            capture_output=True, text=True, check=False)
         pids = r.stdout.split()
         if len(pids) == 1:
             return int(pids[0])
         time.sleep(0.1)
-    die("no QEMU process for this boot within 120 s")
+    return None
 
 
 def sample_threads(pid, path, done):
@@ -75,9 +76,13 @@ def sample_threads(pid, path, done):
 
 def record_futex(pid, path):
     time.sleep(FUTEX_DELAY_S)
-    subprocess.run(["perf", "record", "-q", "-e", "syscalls:sys_enter_futex", "--call-graph",
-                    "dwarf,4096", "-p", str(pid), "-o", path, "--", "sleep", str(FUTEX_SPAN_S)],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    r = subprocess.run(["perf", "record", "-q", "-e", "syscalls:sys_enter_futex", "--call-graph",
+                        "dwarf,4096", "-p", str(pid), "-o", path, "--", "sleep",
+                        str(FUTEX_SPAN_S)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    if r.returncode:
+        print(f"qemu_host_view.py: warning: perf record for {path} failed: "
+              f"{r.stderr.strip()[:200]}", file=sys.stderr)
 
 
 def main():
@@ -95,6 +100,9 @@ def main():
         die(f"--runtime {a.runtime} is not 3-60 s")
     if a.futex and not shutil.which("perf"):
         die("--futex needs perf (apt install linux-perf)")
+    if a.futex and a.runtime < FUTEX_DELAY_S + FUTEX_SPAN_S + 1:
+        die(f"--futex needs --runtime of at least {FUTEX_DELAY_S + FUTEX_SPAN_S + 1} s: "
+            "perf records from 3 to 5 s after a run's start")
     outdir = os.path.abspath(a.outdir)
     if os.path.exists(outdir):
         die(f"{outdir} exists; give a new directory")
@@ -108,28 +116,39 @@ def main():
     vm = subprocess.Popen([f"{TOP}/scripts/vm.sh", "-p", "bench", "-o", f"{outdir}/vm",
                            "-a", a.append,
                            "-t", str(len(a.modes) * (a.runtime + 30) + 300), "--", guest],
-                          cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    pid = qemu_pid(vm, outdir)
+                          cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace")
     done = threading.Event()
-    sampler = threading.Thread(target=sample_threads, args=(pid, f"{outdir}/threads.tsv", done))
-    sampler.start()
-    recorders = []
-    with open(f"{outdir}/lines.tsv", "w") as f:
-        for line in vm.stdout:
-            f.write(f"{time.monotonic():.3f}\t{line}")
-            f.flush()
-            words = line.split()
-            if a.futex and "qemu_host_view: run" in line and "echo" not in words:
-                run = words[words.index("run") + 1]
-                r = threading.Thread(target=record_futex,
-                                     args=(pid, f"{outdir}/perf-futex-{run}.data"))
-                r.start()
-                recorders.append(r)
-    rc = vm.wait()
-    done.set()
-    sampler.join()
-    for r in recorders:
-        r.join()
+    sampler, recorders = None, []
+    try:
+        pid = qemu_pid(vm, outdir)
+        if pid is None:
+            vm.kill()
+            die(f"no QEMU for this boot within 120 s; see {outdir}/vm/ and "
+                f"{outdir}/vm/qemu.log")
+        sampler = threading.Thread(target=sample_threads,
+                                   args=(pid, f"{outdir}/threads.tsv", done))
+        sampler.start()
+        with open(f"{outdir}/lines.tsv", "w") as f:
+            for line in vm.stdout:
+                f.write(f"{time.monotonic():.3f}\t{line}")
+                f.flush()
+                words = line.split()
+                if a.futex and "qemu_host_view: run" in line and "echo" not in words:
+                    run = words[words.index("run") + 1]
+                    r = threading.Thread(target=record_futex,
+                                         args=(pid, f"{outdir}/perf-futex-{run}.data"))
+                    r.start()
+                    recorders.append(r)
+        rc = vm.wait()
+    finally:
+        if vm.poll() is None:
+            vm.terminate()
+        done.set()
+        if sampler:
+            sampler.join()
+        for r in recorders:
+            r.join()
     if rc:
         die(f"vm.sh failed ({rc}); see {outdir}/lines.tsv and {outdir}/vm/")
     print(f"qemu_host_view.py: wrote {outdir}; report: python3 report/qemu_host_view.py {outdir}")
