@@ -63,19 +63,20 @@ class QemuHostView(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.assert_clear_error(self.run_report(d), "params.json")
 
-    def test_no_result_line(self):
+    def assert_error_with(self, name, mode, text, word):
+        """A good run whose file NAME is rewritten (mode "w") or added to ("a")."""
         with tempfile.TemporaryDirectory() as d:
             make_run(d)
-            with open(os.path.join(d, "lines.tsv"), "w") as f:
-                f.write("100.000\t  guest| qemu_host_view: run 0 irqsuppress\n")
-            self.assert_clear_error(self.run_report(d), "IOPS")
+            with open(os.path.join(d, name), mode) as f:
+                f.write(text)
+            self.assert_clear_error(self.run_report(d), word)
+
+    def test_no_result_line(self):
+        self.assert_error_with("lines.tsv", "w",
+                               "100.000\t  guest| qemu_host_view: run 0 irqsuppress\n", "IOPS")
 
     def test_malformed_sample(self):
-        with tempfile.TemporaryDirectory() as d:
-            make_run(d)
-            with open(os.path.join(d, "threads.tsv"), "a") as f:
-                f.write("121.0\t11\tCPU 1/TCG\n")
-            self.assert_clear_error(self.run_report(d), "threads.tsv")
+        self.assert_error_with("threads.tsv", "a", "121.0\t11\tCPU 1/TCG\n", "threads.tsv")
 
     def test_lock_waits(self):
         """Two WAITs for the BQL by thread 11, one WAIT elsewhere, one WAKE: 2 waits."""

@@ -102,7 +102,8 @@ def main():
         die("--futex needs perf (apt install linux-perf)")
     if a.futex and a.runtime < FUTEX_DELAY_S + FUTEX_SPAN_S + 1:
         die(f"--futex needs --runtime of at least {FUTEX_DELAY_S + FUTEX_SPAN_S + 1} s: "
-            "perf records from 3 to 5 s after a run's start")
+            f"perf records from {FUTEX_DELAY_S} to {FUTEX_DELAY_S + FUTEX_SPAN_S} s "
+            "after a run's start")
     outdir = os.path.abspath(a.outdir)
     if os.path.exists(outdir):
         die(f"{outdir} exists; give a new directory")
