@@ -7,7 +7,7 @@ PROFILE ?= debug
 export PROFILE ACCEL BACKEND VCPUS MEM_MB VM_TIMEOUT BENCH BENCH_ROWS BENCH_AB
 export INSN_PAIRS INSN_BATCHES INSN_OPS INSN_ROWS
 
-.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt kunit check-series check-series-objects sparse bench insn-count lint help
+.PHONY: all deps tree export kernel selftests vm matrix mutants check check-preempt kunit check-series check-series-objects sparse bench insn-count qemu-symbols lint help
 
 all: help
 
@@ -72,6 +72,9 @@ bench: ## the benchmark: fio matrix in the bench kernel and in stock 6.12, repor
 
 insn-count: ## instructions per I/O, the series with its knobs off ÷ stock 6.12, counted by a QEMU plugin
 	scripts/insn-count.sh
+
+qemu-symbols: ## rebuild the installed QEMU from Debian's source with symbols, for perf (build/qemu-symbols/bin)
+	scripts/qemu-symbols.sh
 
 lint: ## shellcheck the harness, its tests, .ci/run and the selftests' scripts in build/linux
 	scripts/lint.sh

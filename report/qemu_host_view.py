@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Per run of scripts/qemu_host_view.py: each QEMU thread's host CPU and context switches
-per guest I/O and, where perf recorded them, its waits for the big QEMU lock per I/O.
+per guest I/O and, where perf recorded them, its waits for the big QEMU lock per I/O
+(--futex) and where it slept, with the MMIO write each lock wait was for (--switches).
 
 usage: qemu_host_view.py OUTDIR
 A run's window is its fio run as the guest reported it: from RUNTIME - 0.5 s before the
 line with its IOPS to END_MARGIN_S before it (the host sees a guest line up to 1 s late:
 scripts/vm.sh reads the guest's log once a second).  A wait for the big QEMU lock is a
-FUTEX_WAIT called from qemu_mutex_lock_iothread_impl().
+FUTEX_WAIT called from qemu_mutex_lock_iothread_impl().  A sleep is a sched_switch away
+from the thread in state S or D; its cause is the frame that called the lock (or what it
+waited in), and for a lock wait in io_writex() the MMIO write the thread made next.
 """
 import collections
 import json
@@ -17,6 +20,10 @@ import sys
 
 FUTEX_WAIT_PRIVATE = "0x00000080"
 END_MARGIN_S = 1.2
+LOCK_CALLERS = {"io_writex": "BQL: MMIO write", "io_readx": "BQL: MMIO read",
+                "cpu_handle_interrupt": "BQL: interrupt", "cpu_handle_halt": "BQL: halt",
+                "mttcg_cpu_thread_fn": "BQL: vCPU loop", "os_host_main_loop_wait": "BQL: main loop"}
+APIC_REGS = {0x0b0: "APIC EOI", 0x380: "APIC timer count", 0x300: "APIC ICR"}
 
 
 class BadInput(Exception):
@@ -74,11 +81,7 @@ def at(samples, t):
 
 def lock_waits(path):
     """BQL waits per thread id, and the seconds the record spans."""
-    r = subprocess.run(["perf", "script", "-i", path, "-F", "comm,tid,time,event,trace,ip,sym"],
-                       capture_output=True, text=True, errors="replace", check=False)
-    if r.returncode:
-        raise BadInput(f"perf script -i {path} failed: {r.stderr.strip()[:200]}")
-    return parse_lock_waits(r.stdout)
+    return parse_lock_waits(perf_script(path))
 
 
 def parse_lock_waits(text):
@@ -104,6 +107,105 @@ def parse_lock_waits(text):
     return waits, (last - first) if first is not None else 0.0
 
 
+def sleep_cause(chain):
+    """Why a thread slept, from its call chain (innermost frame first)."""
+    names = [c.split()[1] if len(c.split()) > 1 else "" for c in chain]
+    if "qemu_mutex_lock_iothread_impl" in names:
+        for caller in names[names.index("qemu_mutex_lock_iothread_impl") + 1:]:
+            if caller in LOCK_CALLERS:
+                return LOCK_CALLERS[caller]
+        return "BQL: other"
+    if "qemu_wait_io_event" in names:
+        return "vCPU halted"
+    if "os_host_main_loop_wait" in names:
+        return "main loop: no event"
+    return "other"
+
+
+def mmio_write_name(event, addr):
+    if event == "apic_mem_write":
+        return APIC_REGS.get(addr & 0xff0, f"APIC {addr & 0xff0:#x}")
+    if addr < 0x1000:
+        return f"NVMe register {addr:#x}"
+    db = (addr - 0x1000) // 4          # CAP.DSTRD 0: SQ y tail at 2y, CQ y head at 2y + 1
+    return f"NVMe {'CQ head' if db % 2 else 'SQ tail'} doorbell"
+
+
+def parse_switches(text):
+    """From perf script's lines of a --switches record: sleeps per (tid, cause), lock waits
+    in io_writex() per (tid, the MMIO write that came next), MMIO writes per (tid, write),
+    and the seconds the record spans."""
+    sleeps, waits_for, writes = collections.Counter(), collections.Counter(), collections.Counter()
+    pending, times, head, chain = {}, [], None, []
+
+    def flush():
+        if not head:
+            return
+        tid, event, fields = head
+        if event == "sched:sched_switch":
+            m = re.search(r"prev_pid=(\d+) .*prev_state=(\S+)", fields)
+            if m and m.group(2)[0] in "SD":
+                cause = sleep_cause(chain)
+                sleeps[(m.group(1), cause)] += 1
+                if cause == "BQL: MMIO write":
+                    pending[m.group(1)] = True
+            return
+        m = re.search(r"addr=(0x[0-9a-f]+)", fields)
+        if m:
+            w = mmio_write_name(event.split(":")[1], int(m.group(1), 16))
+            writes[(tid, w)] += 1
+            if pending.pop(tid, False):
+                waits_for[(tid, w)] += 1
+
+    for line in text.splitlines():
+        m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+(\S+):(.*)", line)
+        if m:
+            flush()
+            times.append(float(m.group(3)))
+            head, chain = (m.group(2), m.group(4), m.group(5)), []
+        elif line.strip():
+            chain.append(line.strip())
+    flush()
+    return sleeps, waits_for, writes, (times[-1] - times[0]) if times else 0.0
+
+
+def perf_script(path):
+    r = subprocess.run(["perf", "script", "-i", path, "-F", "comm,tid,time,event,trace,ip,sym"],
+                       capture_output=True, text=True, errors="replace", check=False)
+    if r.returncode:
+        raise BadInput(f"perf script -i {path} failed: {r.stderr.strip()[:200]}")
+    return r.stdout
+
+
+def print_switches(outdir, run_list, names):
+    """The --switches tables: where each thread slept, per I/O, and for what MMIO write."""
+    rows, mmio = [], []
+    for index, mode, iops, _, _ in run_list:
+        path = f"{outdir}/perf-switch-{index}.data"
+        if not os.path.isfile(path):
+            continue
+        sleeps, waits_for, writes, span = parse_switches(perf_script(path))
+        if not span:
+            continue
+        ios = iops * span
+        for (tid, cause), n in sorted(sleeps.items(), key=lambda kv: (names.get(kv[0][0], ""), -kv[1])):
+            if n / ios >= 0.01:
+                rows.append(f"| {index} | {mode} | {names.get(tid, tid)} | {cause} | {n / ios:.2f} |")
+        for (tid, w), n in sorted(writes.items(), key=lambda kv: -kv[1]):
+            if n / ios >= 0.01:
+                mmio.append(f"| {index} | {mode} | {names.get(tid, tid)} | {w} | {n / ios:.2f} "
+                            f"| {waits_for.get((tid, w), 0) / ios:.2f} |")
+    if rows:
+        print("\nWhere each thread slept (sleeps per I/O, 0.01 and more):\n")
+        print("| run | mode | thread | slept on | per I/O |\n|---|---|---|---|---:|")
+        print("\n".join(rows))
+    if mmio:
+        print("\nMMIO writes per I/O, and how many of them waited for the lock:\n")
+        print("| run | mode | thread | write | per I/O | after a lock wait, per I/O |")
+        print("|---|---|---|---|---:|---:|")
+        print("\n".join(mmio))
+
+
 def main():
     if len(sys.argv) != 2:
         raise BadInput("usage: qemu_host_view.py OUTDIR")
@@ -120,7 +222,8 @@ def main():
           "| voluntary switches per I/O | BQL waits per I/O |")
     print("|---|---|---:|---|---:|---:|---:|---:|")
     rows = 0
-    for index, mode, iops, a, b in runs(outdir, runtime):
+    run_list = runs(outdir, runtime)
+    for index, mode, iops, a, b in run_list:
         waits, span = {}, 0.0
         perf = f"{outdir}/perf-futex-{index}.data"
         if os.path.isfile(perf):
@@ -137,6 +240,7 @@ def main():
                   f"{cpu / ios * 1e6:.1f} | {(y[2] - x[2]) / ios:.2f} | {bql} |")
     if not rows:
         raise BadInput(f"no thread samples in any run's window: {outdir}/threads.tsv")
+    print_switches(outdir, run_list, {tid: comm for tid, comm in series})
 
 
 if __name__ == "__main__":

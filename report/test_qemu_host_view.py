@@ -93,6 +93,38 @@ class QemuHostView(unittest.TestCase):
         self.assertEqual(dict(waits), {"11": 2})
         self.assertAlmostEqual(span, 2.0)
 
+    def test_switches(self):
+        """Thread 11 sleeps on the lock in io_writex(), then writes the CQ head doorbell;
+        writes the SQ tail doorbell; is preempted (state R: not a sleep); sleeps on the lock
+        for an interrupt, then writes the APIC's EOI.  Thread 10 waits for events."""
+        switch = ("  CPU 1/TCG    {tid} {t}: sched:sched_switch: prev_comm=x prev_pid={tid} "
+                  "prev_prio=120 prev_state={state} ==> next_comm=y next_pid=1 next_prio=120")
+        lock = ("\tffffffff82248208 __schedule\n\t   8612b __GI___lll_lock_wait\n"
+                "\t  96d000 qemu_mutex_lock_iothread_impl\n\t  6924a6 {caller}\n")
+        probe = "  CPU 1/TCG    11 {t}: qemu_host_view:{fn}: (5580a04db3b0) addr={addr}"
+        text = "\n".join([
+            switch.format(tid=11, t="10.000000", state="S"), lock.format(caller="io_writex"),
+            probe.format(t="10.000100", fn="nvme_mmio_write", addr="0x100c"), "",
+            probe.format(t="10.000200", fn="nvme_mmio_write", addr="0x1008"), "",
+            switch.format(tid=11, t="10.100000", state="R"), lock.format(caller="io_writex"),
+            probe.format(t="10.100100", fn="nvme_mmio_write", addr="0x1008"), "",
+            switch.format(tid=11, t="10.200000", state="S"),
+            lock.format(caller="cpu_handle_interrupt"),
+            probe.format(t="10.200100", fn="apic_mem_write", addr="0xb0"), "",
+            switch.format(tid=10, t="11.000000", state="S"),
+            "\t  400000 qemu_poll_ns\n\t  400100 os_host_main_loop_wait\n"])
+        sys.path.insert(0, HERE)
+        import qemu_host_view  # noqa: E402
+        sleeps, waits_for, writes, span = qemu_host_view.parse_switches(text)
+        self.assertEqual(dict(sleeps), {("11", "BQL: MMIO write"): 1,
+                                        ("11", "BQL: interrupt"): 1,
+                                        ("10", "main loop: no event"): 1})
+        self.assertEqual(dict(waits_for), {("11", "NVMe CQ head doorbell"): 1})
+        self.assertEqual(dict(writes), {("11", "NVMe CQ head doorbell"): 1,
+                                        ("11", "NVMe SQ tail doorbell"): 2,
+                                        ("11", "APIC EOI"): 1})
+        self.assertAlmostEqual(span, 1.0)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,10 +1,11 @@
 #!/bin/bash
 # Install the packages a target needs, once; as non-root, name what is missing.
 #
-# usage: deps.sh [build|vm|check|bench|all]   (default: all)
+# usage: deps.sh [build|vm|check|bench|all|qemu-src]   (default: all)
 #        deps.sh --archive-check              is the pinned linux-source still in the archive?
 #   build: make tree, make kernel, make selftests    vm: make vm (build + QEMU)
 #   check: make check                                bench: make bench
+#   qemu-src: make qemu-symbols (not in all)
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +18,8 @@ build_pkgs=(
 vm_pkgs=(qemu-system-x86 e2fsprogs util-linux procps)
 check_pkgs=(sparse shellcheck quilt fio liburing-dev nvme-cli python3-ply python3-git erofs-utils dosfstools)
 bench_pkgs=(fio liburing-dev gnuplot-nox)
+qemu_src_pkgs=(dpkg-dev ninja-build meson pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev
+	libcap-ng-dev libattr1-dev libfdt-dev)
 
 # archive_has_pinned_source: true if apt knows the pinned version. The output is read
 # whole before it is searched: 'apt-cache madison | grep -q' under pipefail fails with
@@ -40,7 +43,8 @@ vm) packages=("${build_pkgs[@]}" "${vm_pkgs[@]}") ;;
 check) packages=("${build_pkgs[@]}" "${vm_pkgs[@]}" "${check_pkgs[@]}") ;;
 bench) packages=("${build_pkgs[@]}" "${vm_pkgs[@]}" "${bench_pkgs[@]}") ;;
 all) packages=("${build_pkgs[@]}" "${vm_pkgs[@]}" "${check_pkgs[@]}" "${bench_pkgs[@]}") ;;
-*) die "usage: deps.sh [build|vm|check|bench|all|--archive-check]" ;;
+qemu-src) packages=("${vm_pkgs[@]}" "${qemu_src_pkgs[@]}") ;;
+*) die "usage: deps.sh [build|vm|check|bench|all|qemu-src|--archive-check]" ;;
 esac
 
 missing=()

@@ -5,12 +5,15 @@ Boots the bench kernel (scripts/vm.sh -p bench) and runs guest/nvme_timeline.sh 
 mode, RUNTIME s each.  Meanwhile it samples each QEMU thread's CPU time and context
 switches from /proc every 0.2 s and stamps each guest line with CLOCK_MONOTONIC as it
 reads it (up to 1 s late: vm.sh reads the guest's log once a second); with --futex, perf
-records QEMU's futex() calls with their call chains for 2 s in each run.
+records QEMU's futex() calls with their call chains for 2 s in each run, with --switches
+its threads' context switches (sched:sched_switch) with theirs and, if QEMU has symbols
+(scripts/qemu-symbols.sh), its MMIO writes to the NVMe devices and the APIC (uprobes).
 report/qemu_host_view.py turns OUTDIR into a table per mode.
 
-usage: qemu_host_view.py [--futex] [--runtime S] [--append ARGS] OUTDIR MODE...
+usage: qemu_host_view.py [--futex] [--switches] [--runtime S] [--append ARGS] OUTDIR MODE...
   MODE: off, on, irqsuppress or iopoll (guest/nvme_timeline.sh's modes)
-Writes OUTDIR/params.json, lines.tsv, threads.tsv, perf-futex-RUN.data and OUTDIR/vm/.
+Writes OUTDIR/params.json, lines.tsv, threads.tsv, perf-{futex,switch}-RUN.data and
+OUTDIR/vm/.
 """
 import argparse
 import json
@@ -23,8 +26,10 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIET_S = 2          # nvme_timeline.sh's pause before each run
-FUTEX_DELAY_S = 3    # after the run's start line: the pause and fio's start
-FUTEX_SPAN_S = 2
+RECORD_DELAY_S = 3   # after the run's start line: the pause and fio's start
+RECORD_SPAN_S = 2
+PROBE_GROUP = "qemu_host_view"
+PROBES = ("nvme_mmio_write addr", "apic_mem_write addr")
 
 
 def die(msg):
@@ -74,11 +79,32 @@ def sample_threads(pid, path, done):
             time.sleep(0.2)
 
 
-def record_futex(pid, path):
-    time.sleep(FUTEX_DELAY_S)
-    r = subprocess.run(["perf", "record", "-q", "-e", "syscalls:sys_enter_futex", "--call-graph",
-                        "dwarf,4096", "-p", str(pid), "-o", path, "--", "sleep",
-                        str(FUTEX_SPAN_S)],
+def remove_probes():
+    subprocess.run(["perf", "probe", "-q", "-d", f"{PROBE_GROUP}:*"], capture_output=True,
+                   check=False)
+
+
+def add_probes(pid):
+    """Uprobes on QEMU's MMIO write handlers: their events, or none if QEMU has no symbols."""
+    exe = os.readlink(f"/proc/{pid}/exe")
+    remove_probes()
+    for spec in PROBES:
+        r = subprocess.run(["perf", "probe", "-q", "-x", exe, "--add",
+                            f"{PROBE_GROUP}:{spec.split()[0]}={spec}"],
+                           capture_output=True, text=True, check=False)
+        if r.returncode:
+            print(f"qemu_host_view.py: warning: no MMIO write probes in {exe} (no symbols? "
+                  f"see scripts/qemu-symbols.sh): {r.stderr.strip()[:200]}", file=sys.stderr)
+            remove_probes()
+            return []
+    return [f"{PROBE_GROUP}:{spec.split()[0]}" for spec in PROBES]
+
+
+def record(pid, events, path):
+    time.sleep(RECORD_DELAY_S)
+    r = subprocess.run(["perf", "record", "-q", "--call-graph", "dwarf,4096"] +
+                       [arg for e in events for arg in ("-e", e)] +
+                       ["-p", str(pid), "-o", path, "--", "sleep", str(RECORD_SPAN_S)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     if r.returncode:
         print(f"qemu_host_view.py: warning: perf record for {path} failed: "
@@ -88,6 +114,7 @@ def record_futex(pid, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--futex", action="store_true")
+    ap.add_argument("--switches", action="store_true")
     ap.add_argument("--runtime", type=int, default=8)
     ap.add_argument("--append", default="", help="more kernel command line for the guest")
     ap.add_argument("outdir")
@@ -98,19 +125,24 @@ def main():
             die(f"mode {m!r} is not off, on, irqsuppress or iopoll")
     if not 3 <= a.runtime <= 60:
         die(f"--runtime {a.runtime} is not 3-60 s")
-    if a.futex and not shutil.which("perf"):
-        die("--futex needs perf (apt install linux-perf)")
-    if a.futex and a.runtime < FUTEX_DELAY_S + FUTEX_SPAN_S + 1:
-        die(f"--futex needs --runtime of at least {FUTEX_DELAY_S + FUTEX_SPAN_S + 1} s: "
-            f"perf records from {FUTEX_DELAY_S} to {FUTEX_DELAY_S + FUTEX_SPAN_S} s "
-            "after a run's start")
+    events = {}                 # perf-NAME-RUN.data: its events
+    if a.futex:
+        events["futex"] = ["syscalls:sys_enter_futex"]
+    if a.switches:
+        events["switch"] = ["sched:sched_switch"]
+    if events and not shutil.which("perf"):
+        die("--futex and --switches need perf (apt install linux-perf)")
+    if events and a.runtime < RECORD_DELAY_S + RECORD_SPAN_S + 1:
+        die(f"--futex and --switches need --runtime of at least "
+            f"{RECORD_DELAY_S + RECORD_SPAN_S + 1} s: perf records from {RECORD_DELAY_S} "
+            f"to {RECORD_DELAY_S + RECORD_SPAN_S} s after a run's start")
     outdir = os.path.abspath(a.outdir)
     if os.path.exists(outdir):
         die(f"{outdir} exists; give a new directory")
     os.makedirs(outdir)
     with open(f"{outdir}/params.json", "w") as f:
         json.dump({"runtime": a.runtime, "modes": a.modes, "futex": a.futex,
-                   "append": a.append}, f)
+                   "switches": a.switches, "append": a.append}, f)
     guest = "; ".join(f"echo qemu_host_view: run {i} {m}; MODES={m} RUNTIME={a.runtime} "
                       f"QUIET={QUIET_S} PIN=last bash guest/nvme_timeline.sh"
                       for i, m in enumerate(a.modes))
@@ -127,6 +159,8 @@ def main():
             vm.kill()
             die(f"no QEMU for this boot within 120 s; see {outdir}/vm/ and "
                 f"{outdir}/vm/qemu.log")
+        if a.switches:
+            events["switch"] += add_probes(pid)
         sampler = threading.Thread(target=sample_threads,
                                    args=(pid, f"{outdir}/threads.tsv", done))
         sampler.start()
@@ -135,12 +169,13 @@ def main():
                 f.write(f"{time.monotonic():.3f}\t{line}")
                 f.flush()
                 words = line.split()
-                if a.futex and "qemu_host_view: run" in line and "echo" not in words:
+                if events and "qemu_host_view: run" in line and "echo" not in words:
                     run = words[words.index("run") + 1]
-                    r = threading.Thread(target=record_futex,
-                                         args=(pid, f"{outdir}/perf-futex-{run}.data"))
-                    r.start()
-                    recorders.append(r)
+                    for name, perf_events in events.items():
+                        r = threading.Thread(target=record, args=(
+                            pid, perf_events, f"{outdir}/perf-{name}-{run}.data"))
+                        r.start()
+                        recorders.append(r)
         rc = vm.wait()
     finally:
         if vm.poll() is None:
@@ -150,6 +185,8 @@ def main():
             sampler.join()
         for r in recorders:
             r.join()
+        if a.switches:
+            remove_probes()
     if rc:
         die(f"vm.sh failed ({rc}); see {outdir}/lines.tsv and {outdir}/vm/")
     print(f"qemu_host_view.py: wrote {outdir}; report: python3 report/qemu_host_view.py {outdir}")
