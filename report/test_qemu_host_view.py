@@ -96,7 +96,8 @@ class QemuHostView(unittest.TestCase):
     def test_switches(self):
         """Thread 11 sleeps on the lock in io_writex(), then writes the CQ head doorbell;
         writes the SQ tail doorbell; is preempted (state R: not a sleep); sleeps on the lock
-        for an interrupt, then writes the APIC's EOI.  Thread 10 waits for events."""
+        for an interrupt, then writes the APIC's EOI; sends an MSI.  Thread 10 waits for
+        events."""
         switch = ("  CPU 1/TCG    {tid} {t}: sched:sched_switch: prev_comm=x prev_pid={tid} "
                   "prev_prio=120 prev_state={state} ==> next_comm=y next_pid=1 next_prio=120")
         lock = ("\tffffffff82248208 __schedule\n\t   8612b __GI___lll_lock_wait\n"
@@ -111,6 +112,7 @@ class QemuHostView(unittest.TestCase):
             switch.format(tid=11, t="10.200000", state="S"),
             lock.format(caller="cpu_handle_interrupt"),
             probe.format(t="10.200100", fn="apic_mem_write", addr="0xb0"), "",
+            probe.format(t="10.300000", fn="apic_mem_write", addr="0x1000"), "",
             switch.format(tid=10, t="11.000000", state="S"),
             "\t  400000 qemu_poll_ns\n\t  400100 os_host_main_loop_wait\n"])
         sys.path.insert(0, HERE)
@@ -122,7 +124,8 @@ class QemuHostView(unittest.TestCase):
         self.assertEqual(dict(waits_for), {("11", "NVMe CQ head doorbell"): 1})
         self.assertEqual(dict(writes), {("11", "NVMe CQ head doorbell"): 1,
                                         ("11", "NVMe SQ tail doorbell"): 2,
-                                        ("11", "APIC EOI"): 1})
+                                        ("11", "APIC EOI"): 1,
+                                        ("11", "MSI (an interrupt sent)"): 1})
         self.assertAlmostEqual(span, 1.0)
 
 
