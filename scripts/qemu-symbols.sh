@@ -21,12 +21,13 @@ binary=$src/b/qemu-system-x86_64
 mkdir -p "$out/lists/partial"
 
 if [ ! -d "$src" ]; then
-	# deb-src entries of the archives apt already uses, in a sources list of our own.
+	# deb-src entries of the archives apt already uses, in sources lists of our own.
 	grep -h -E '^(Types|URIs|Suites|Components|Signed-By):|^$' \
 		/etc/apt/sources.list.d/*.sources 2>/dev/null |
 		sed 's/^Types: deb$/Types: deb-src/' >"$out/sources.sources" || true
-	grep -q '^Types: deb-src' "$out/sources.sources" ||
-		die "no deb822 apt sources in /etc/apt/sources.list.d/ to take deb-src entries from"
+	sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >"$out/sources.list" 2>/dev/null || true
+	grep -q -E '^(Types: )?deb-src' "$out/sources.sources" "$out/sources.list" ||
+		die "no apt sources in /etc/apt/sources.list{,.d/*.sources} to take deb-src entries from"
 	apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$out"
 		-o "Dir::State::Lists=$out/lists" -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
 	log "fetching the source of qemu $version (log: $out/apt.log)"
@@ -36,8 +37,10 @@ if [ ! -d "$src" ]; then
 		die "apt-get source qemu=$version failed; see $out/apt.log"
 	dsc=$(find "$out" -maxdepth 1 -name "qemu_${version#*:}.dsc" -print -quit)
 	[ -n "$dsc" ] || die "no .dsc for qemu $version in $out; see $out/apt.log"
-	dpkg-source --no-check -x "$dsc" "$src" >>"$out/apt.log" 2>&1 ||
+	dpkg-source --no-check -x "$dsc" "$src" >>"$out/apt.log" 2>&1 || {
+		rm -rf "$src"
 		die "dpkg-source -x $dsc failed; see $out/apt.log"
+	}
 fi
 
 if [ ! -x "$binary" ]; then
