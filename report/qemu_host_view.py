@@ -139,7 +139,9 @@ def mmio_write_name(event, addr):
 def parse_switches(text):
     """From perf script's lines of a --switches record: sleeps per (tid, cause), lock waits
     in io_writex() per (tid, the MMIO write that came next), MMIO writes per (tid, write),
-    and the seconds the record spans."""
+    and the seconds the record spans.  Only NVMe and APIC writes are probed: a wait for a
+    write elsewhere (the MSI-X table, another device) counts for the thread's next probed
+    write."""
     sleeps, waits_for, writes = collections.Counter(), collections.Counter(), collections.Counter()
     pending, times, head, chain = {}, [], None, []
 
