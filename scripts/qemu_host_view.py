@@ -93,8 +93,10 @@ def add_probes(pid):
                             f"{PROBE_GROUP}:{spec.split()[0]}={spec}"],
                            capture_output=True, text=True, check=False)
         if r.returncode:
+            detail = r.stderr.strip()[:200]
             print(f"qemu_host_view.py: warning: no MMIO write probes in {exe} (no symbols? "
-                  f"see scripts/qemu-symbols.sh): {r.stderr.strip()[:200]}", file=sys.stderr)
+                  f"see scripts/qemu-symbols.sh){': ' + detail if detail else ''}",
+                  file=sys.stderr)
             remove_probes()
             return []
     return [f"{PROBE_GROUP}:{spec.split()[0]}" for spec in PROBES]
