@@ -87,27 +87,33 @@ def lock_waits(path):
     return parse_lock_waits(perf_script(path))
 
 
+def perf_events(text):
+    """perf script's events, each as (tid, time, event, fields, call chain innermost
+    frame first)."""
+    head, chain = None, []
+    for line in text.splitlines():
+        m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+(\S+):(.*)", line)
+        if m:
+            if head:
+                yield (*head, chain)
+            head, chain = (m.group(2), float(m.group(3)), m.group(4), m.group(5)), []
+        elif line.strip():
+            chain.append(line.strip())
+    if head:
+        yield (*head, chain)
+
+
 def parse_lock_waits(text):
     """From perf script's lines: BQL waits per thread id, and the seconds they span."""
-    waits, first, last, event, chain = collections.Counter(), None, None, None, []
-
-    def flush():
-        if event and f"op: {FUTEX_WAIT_PRIVATE}" in event[1] and any(
+    waits, times = collections.Counter(), []
+    for tid, t, event, fields, chain in perf_events(text):
+        if event != "syscalls:sys_enter_futex":
+            continue
+        times.append(t)
+        if f"op: {FUTEX_WAIT_PRIVATE}" in fields and any(
                 "qemu_mutex_lock_iothread" in c for c in chain):
-            waits[event[0]] += 1
-
-    for line in text.splitlines():
-        m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+syscalls:sys_enter_futex:(.*)", line)
-        if m:
-            flush()
-            t = float(m.group(3))
-            first = t if first is None else first
-            last = t
-            event, chain = (m.group(2), m.group(4)), []
-        elif line.strip():
-            chain.append(line)
-    flush()
-    return waits, (last - first) if first is not None else 0.0
+            waits[tid] += 1
+    return waits, (times[-1] - times[0]) if times else 0.0
 
 
 def sleep_cause(chain):
@@ -143,12 +149,9 @@ def parse_switches(text):
     write elsewhere (the MSI-X table, another device) counts for the thread's next probed
     write."""
     sleeps, waits_for, writes = collections.Counter(), collections.Counter(), collections.Counter()
-    pending, times, head, chain = {}, [], None, []
-
-    def flush():
-        if not head:
-            return
-        tid, event, fields = head
+    pending, times = {}, []
+    for tid, t, event, fields, chain in perf_events(text):
+        times.append(t)
         if event == "sched:sched_switch":
             m = re.search(r"prev_pid=(\d+) .*prev_state=(\S+)", fields)
             if m and m.group(2)[0] in "SD":
@@ -156,23 +159,13 @@ def parse_switches(text):
                 sleeps[(m.group(1), cause)] += 1
                 if cause == "BQL: MMIO write":
                     pending[m.group(1)] = True
-            return
+            continue
         m = re.search(r"addr=(0x[0-9a-f]+)", fields)
         if m:
             w = mmio_write_name(event.split(":")[1], int(m.group(1), 16))
             writes[(tid, w)] += 1
             if pending.pop(tid, False):
                 waits_for[(tid, w)] += 1
-
-    for line in text.splitlines():
-        m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+(\S+):(.*)", line)
-        if m:
-            flush()
-            times.append(float(m.group(3)))
-            head, chain = (m.group(2), m.group(4), m.group(5)), []
-        elif line.strip():
-            chain.append(line.strip())
-    flush()
     return sleeps, waits_for, writes, (times[-1] - times[0]) if times else 0.0
 
 

@@ -11,6 +11,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "qemu_host_view.py")
+sys.path.insert(0, HERE)
+import qemu_host_view  # noqa: E402
 
 
 def make_run(path, iops=10000, cpu_per_s=0.75, switches_per_io=1.0):
@@ -87,8 +89,6 @@ class QemuHostView(unittest.TestCase):
                           head.format(t="10.500000", op="0x00000080"), other,
                           head.format(t="11.000000", op="0x00000081"), bql,
                           head.format(t="12.000000", op="0x00000080"), bql])
-        sys.path.insert(0, HERE)
-        import qemu_host_view  # noqa: E402
         waits, span = qemu_host_view.parse_lock_waits(text)
         self.assertEqual(dict(waits), {"11": 2})
         self.assertAlmostEqual(span, 2.0)
@@ -115,8 +115,6 @@ class QemuHostView(unittest.TestCase):
             probe.format(t="10.300000", fn="apic_mem_write", addr="0x1000"), "",
             switch.format(tid=10, t="11.000000", state="S"),
             "\t  400000 qemu_poll_ns\n\t  400100 os_host_main_loop_wait\n"])
-        sys.path.insert(0, HERE)
-        import qemu_host_view  # noqa: E402
         sleeps, waits_for, writes, span = qemu_host_view.parse_switches(text)
         self.assertEqual(dict(sleeps), {("11", "BQL: MMIO write"): 1,
                                         ("11", "BQL: interrupt"): 1,

@@ -87,10 +87,10 @@ def remove_probes():
 def add_probes(pid):
     """Uprobes on QEMU's MMIO write handlers: their events, or none if QEMU has no symbols."""
     exe = os.readlink(f"/proc/{pid}/exe")
+    events = [f"{PROBE_GROUP}:{spec.split()[0]}" for spec in PROBES]
     remove_probes()
-    for spec in PROBES:
-        r = subprocess.run(["perf", "probe", "-q", "-x", exe, "--add",
-                            f"{PROBE_GROUP}:{spec.split()[0]}={spec}"],
+    for event, spec in zip(events, PROBES):
+        r = subprocess.run(["perf", "probe", "-q", "-x", exe, "--add", f"{event}={spec}"],
                            capture_output=True, text=True, check=False)
         if r.returncode:
             detail = r.stderr.strip()[:200]
@@ -99,7 +99,7 @@ def add_probes(pid):
                   file=sys.stderr)
             remove_probes()
             return []
-    return [f"{PROBE_GROUP}:{spec.split()[0]}" for spec in PROBES]
+    return events
 
 
 def record(pid, events, path):
