@@ -28,7 +28,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIET_S = 2          # nvme_timeline.sh's pause before each run
 RECORD_DELAY_S = 3   # after the run's start line: the pause and fio's start
 RECORD_SPAN_S = 2
-PROBE_GROUP = "qemu_host_view"
+# One group per run: two runs at once do not remove each other's probes.
+PROBE_GROUP = f"qemu_host_view_{os.getpid()}"
 PROBES = ("nvme_mmio_write addr", "apic_mem_write addr")
 
 
