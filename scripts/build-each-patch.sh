@@ -20,7 +20,7 @@ git -C "$TREE" worktree prune
 git -C "$TREE" worktree add -q --detach "$work" HEAD
 mkdir -p "$obj"
 export CCACHE_DIR=$BUILD/ccache KBUILD_BUILD_TIMESTAMP=""
-configure_obj "$work" "$obj" debug || true
+configure_obj "$work" "$obj" series || true
 failed=0 n=0
 rm -f "$obj"/build-*.log
 for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do

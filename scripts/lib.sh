@@ -79,7 +79,7 @@ PROFILES=(debug bench stock preempt-kasan)
 config_fragments() {
 	case $1 in
 	stock) config_fragments bench ;;
-	preempt-kasan) echo "$TOP/configs/base.config $TOP/configs/debug.config $TOP/configs/$1.config" ;;
+	preempt-kasan | series) echo "$TOP/configs/base.config $TOP/configs/debug.config $TOP/configs/$1.config" ;;
 	*) echo "$TOP/configs/base.config $TOP/configs/$1.config" ;;
 	esac
 }
