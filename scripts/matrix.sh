@@ -3,8 +3,9 @@
 # does not have, and run the kselftest scenarios for it. TAP out, one block per configuration.
 # The preempt_kasan configurations boot the preempt-kasan kernel instead (make check-preempt).
 #
-# usage: matrix.sh [-l] [CONFIG...]   (-l lists the configurations; default: those that
-#                                      boot the debug kernel)
+# usage: matrix.sh [-l [PROFILE]] [CONFIG...]   (-l lists the configurations, those that
+#                                      boot PROFILE's kernel if given; default: those
+#                                      that boot the debug kernel)
 # Knob: MATRIX_TIMEOUT=seconds per configuration (default 1200)
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -13,7 +14,8 @@ set -euo pipefail
 . "$(dirname "$0")/tap.sh"
 
 # name | vCPUs | NVMe properties | null-co latency (ns) | data drive sector whose reads
-# fail | kernel command line | scenarios | kernel profile (default debug)
+# fail | kernel command line | scenarios | kernel profile (default debug) | 1: the data
+# drive is zoned
 CONFIGS=(
 	"threaded_irq|2||||nvme.use_threaded_interrupts=1|30 11 26 14"
 	"shared_vector|2|msix_qsize=1||||31"
@@ -24,6 +26,7 @@ CONFIGS=(
 	"device_errors|2|||2097152||35"
 	"sched_one_tag|2|max_ioqpairs=1|||nvme.io_queue_depth=2|87"
 	"throttled|2|max_ioqpairs=1||||88"
+	"zoned|2|max_ioqpairs=1,mdts=1||||89||1"
 	"preempt_kasan|2|||||3 9 12 14 15 29 36 48 50 53 57|preempt-kasan"
 	"preempt_kasan_cpu_pair|4|max_ioqpairs=2||||52|preempt-kasan"
 )
@@ -32,14 +35,14 @@ CONFIGS=(
 config_names() {
 	local c profile
 	for c in "${CONFIGS[@]}"; do
-		IFS='|' read -r _ _ _ _ _ _ _ profile <<<"$c"
+		IFS='|' read -r _ _ _ _ _ _ _ profile _ <<<"$c"
 		[ -z "${1:-}" ] || [ "${profile:-debug}" = "$1" ] || continue
 		echo "${c%%|*}"
 	done
 }
 
 if [ "${1:-}" = -l ]; then
-	config_names
+	config_names "${2:-}"
 	exit 0
 fi
 timeout_s=${MATRIX_TIMEOUT:-1200}
@@ -57,17 +60,19 @@ for name in "${want[@]}"; do
 	for c in "${CONFIGS[@]}"; do
 		[ "${c%%|*}" = "$name" ] && break
 	done
-	IFS='|' read -r _ vcpus nvme_opts latency error_sector append scenarios profile <<<"$c"
+	IFS='|' read -r _ vcpus nvme_opts latency error_sector append scenarios profile zoned <<<"$c"
 	profile=${profile:-debug}
 	[ -f "$BUILD/bzImage-$profile" ] || die "no $BUILD/bzImage-$profile; run 'make kernel PROFILE=$profile'"
 	out=$BUILD/check/matrix-$name
 	rm -rf "$out"
-	echo "# matrix $name: $profile kernel, ${vcpus} vCPUs${nvme_opts:+, nvme $nvme_opts}${latency:+, latency-ns=$latency}" \
-		"${error_sector:+, data reads of sector $error_sector fail}${append:+, $append}; scenarios $scenarios"
+	printf '# matrix %s: %s kernel, %s vCPUs%s%s%s%s%s; scenarios %s\n' "$name" "$profile" "$vcpus" \
+		"${nvme_opts:+, nvme $nvme_opts}" "${latency:+, latency-ns=$latency}" \
+		"${error_sector:+, data reads of sector $error_sector fail}" "${zoned:+, zoned data drive}" \
+		"${append:+, $append}" "$scenarios"
 	t0=$SECONDS
 	rc=0
 	# shellcheck disable=SC2086
-	VCPUS=$vcpus NVME_OPTS=$nvme_opts NULL_LATENCY_NS=${latency:-0} DATA_ERROR_SECTOR=$error_sector \
+	VCPUS=$vcpus NVME_OPTS=$nvme_opts NULL_LATENCY_NS=${latency:-0} DATA_ERROR_SECTOR=$error_sector DATA_ZONED=${zoned:-0} \
 		VM_STREAM=progress \
 		"$TOP/scripts/vm.sh" -p "$profile" -t "$timeout_s" -o "$out" -a "$append" -- \
 		"${runner#"$TOP"/}" $scenarios || rc=$?

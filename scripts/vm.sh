@@ -7,6 +7,7 @@
 #   NVME_OPTS=prop=value,...: more properties for both NVMe controllers (msix_qsize=1)
 #   NULL_LATENCY_NS=N: the null backend (NVMe main, virtio-blk vmain) completes each I/O after N ns
 #   DATA_ERROR_SECTOR=N: reads of 512-byte sector N of the data drive fail with EIO (blkdebug)
+#   DATA_ZONED=1: the data drive is a zoned namespace (ZNS, 128 MiB zones), its zones empty
 #   QEMU_TRACE='event ...': QEMU trace events (pci_nvme_*) logged with host time stamps to
 #     OUTDIR/qemu-trace.log
 #   QEMU_PLUGIN=FILE.so: load this TCG plugin, its output to OUTDIR/qemu-plugin.log; the vCPUs
@@ -46,6 +47,7 @@ stream=${VM_STREAM:-all}
 nvme_opts=${NVME_OPTS:-}
 null_latency_ns=${NULL_LATENCY_NS:-0}
 data_error_sector=${DATA_ERROR_SECTOR:-}
+data_zoned=${DATA_ZONED:-0}
 read -ra qemu_trace_events <<<"${QEMU_TRACE:-}"
 qemu_plugin=${QEMU_PLUGIN:-}
 qemu_plugin_args=${QEMU_PLUGIN_ARGS:-}
@@ -56,6 +58,7 @@ check_choice BACKEND "$backend" null file
 check_uint VCPUS "$vcpus" 1 8
 check_uint MEM_MB "$mem_mb" 512 16384
 check_uint NULL_LATENCY_NS "$null_latency_ns" 0 100000000
+check_choice DATA_ZONED "$data_zoned" 0 1
 [ -z "$data_error_sector" ] || check_uint DATA_ERROR_SECTOR "$data_error_sector" 0 4194303
 [[ -z $nvme_opts || $nvme_opts =~ ^[a-z_]+=[a-z0-9]+(,[a-z_]+=[a-z0-9]+)*$ ]] ||
 	die "NVME_OPTS=$nvme_opts is not valid; use prop=value,... (e.g. msix_qsize=1)"
@@ -165,6 +168,15 @@ vdata_img=$BUILD/vm/virtio-data.img
 vmain_drive="driver=null-co,size=4G,read-zeroes=on,latency-ns=$null_latency_ns,if=none,id=vmain"
 vdata_drive="driver=file,filename=$vdata_img,if=none,id=vdata,cache=none,aio=threads"
 
+data_devices=(-device "nvme,serial=iopoll-data,drive=data${nvme_opts:+,$nvme_opts}")
+data_note=""
+if [ "$data_zoned" = 1 ]; then
+	data_note=", zoned data drive"
+	# QEMU keeps zone state in memory: every boot starts with empty zones.
+	data_devices=(-device "nvme,id=nvme-data,serial=iopoll-data${nvme_opts:+,$nvme_opts}"
+		-device "nvme-ns,drive=data,bus=nvme-data,nsid=1,zoned=true")
+fi
+
 append="console=ttyS0 loglevel=7 panic=-1 oops=panic softlockup_panic=0 root=/dev/root rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$TOP/guest/init.sh"
 append+=" nvme.poll_queues=1 iopoll_out=$outdir iopoll_top=$TOP $extra_append"
@@ -246,7 +258,7 @@ reap_hung_qemu() {
 	done
 }
 
-log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend${nvme_opts:+, nvme $nvme_opts}, timeout ${timeout_s}s); serial log: $outdir/serial.log"
+log "booting $profile kernel ($accel, $vcpus vCPUs, $backend backend${nvme_opts:+, nvme $nvme_opts}${data_note}, timeout ${timeout_s}s); serial log: $outdir/serial.log"
 # The helpers and QEMU must not inherit the lock (fd 9): a leftover child would hold it.
 stream_guest "$outdir/guest.log" 9>&- &
 stream_pid=$!
@@ -262,8 +274,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" \
 	-fsdev "local,id=out,path=$outdir,security_model=none,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=out,mount_tag=iopoll_out \
 	-drive "$main_drive" -device "nvme,serial=iopoll-main,drive=main${nvme_opts:+,$nvme_opts}" \
-	-drive "$data_drive" \
-	-device "nvme,serial=iopoll-data,drive=data${nvme_opts:+,$nvme_opts}" \
+	-drive "$data_drive" "${data_devices[@]}" \
 	-drive "$vmain_drive" -device virtio-blk-pci,serial=iopoll-vmain,drive=vmain \
 	-drive "$vdata_drive" -device virtio-blk-pci,serial=iopoll-vdata,drive=vdata,num-queues=1 \
 	>"$outdir/qemu.log" 2>&1 </dev/null 9>&- &

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm.sh refuses a bad QEMU_TRACE or QEMU_PLUGIN with a clear error and leaves nothing behind.
+# vm.sh refuses a bad QEMU_TRACE, QEMU_PLUGIN or DATA_ZONED with a clear error and leaves
+# nothing behind.
 # TAP out.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +36,7 @@ try "QEMU_PLUGIN_ARGS malformed are refused" "QEMU_PLUGIN_ARGS=profile on is not
 	QEMU_PLUGIN="$tmp/plugin.so" QEMU_PLUGIN_ARGS="profile on"
 try "QEMU_PLUGIN_ARGS without QEMU_PLUGIN are refused" "QEMU_PLUGIN_ARGS without QEMU_PLUGIN" \
 	QEMU_PLUGIN_ARGS=profile=on
+try "DATA_ZONED other than 0 or 1 is refused" "DATA_ZONED=yes is not valid; use one of: 0 1" DATA_ZONED=yes
 if command -v qemu-system-x86_64 >/dev/null; then
 	try "QEMU_TRACE with an event this QEMU lacks is refused" \
 		"this QEMU has no trace event 'pci_nvme_no_such_event'" QEMU_TRACE=pci_nvme_no_such_event
