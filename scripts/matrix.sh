@@ -31,13 +31,22 @@ CONFIGS=(
 	"preempt_kasan_cpu_pair|4|max_ioqpairs=2||||52|preempt-kasan"
 )
 
+# config_fields CONFIG: CONFIG's fields in name, vcpus, nvme_opts, latency,
+# error_sector, append, scenarios, profile (debug if empty) and zoned; dies on a tenth.
+config_fields() {
+	local extra
+	IFS='|' read -r name vcpus nvme_opts latency error_sector append scenarios profile zoned extra <<<"$1"
+	[ -z "$extra" ] || die "configuration '$name' has more fields than matrix.sh reads: '$extra'"
+	profile=${profile:-debug}
+}
+
 # config_names [PROFILE]: the configurations (that boot PROFILE's kernel).
 config_names() {
-	local c profile
+	local c
 	for c in "${CONFIGS[@]}"; do
-		IFS='|' read -r _ _ _ _ _ _ _ profile _ <<<"$c"
-		[ -z "${1:-}" ] || [ "${profile:-debug}" = "$1" ] || continue
-		echo "${c%%|*}"
+		config_fields "$c"
+		[ -z "${1:-}" ] || [ "$profile" = "$1" ] || continue
+		echo "$name"
 	done
 }
 
@@ -60,8 +69,7 @@ for name in "${want[@]}"; do
 	for c in "${CONFIGS[@]}"; do
 		[ "${c%%|*}" = "$name" ] && break
 	done
-	IFS='|' read -r _ vcpus nvme_opts latency error_sector append scenarios profile zoned <<<"$c"
-	profile=${profile:-debug}
+	config_fields "$c"
 	[ -f "$BUILD/bzImage-$profile" ] || die "no $BUILD/bzImage-$profile; run 'make kernel PROFILE=$profile'"
 	out=$BUILD/check/matrix-$name
 	rm -rf "$out"
