@@ -3,7 +3,8 @@
 # the debug kernel, run the check that its "# check:" line names, and say whether the tests
 # caught it. TAP out; a mutant that survives is a failure. build/linux is put back after each.
 #
-# usage: mutants.sh [MUTANT.patch...]   (default: every tests/mutants/*.patch)
+# usage: mutants.sh [MUTANT...]   (a path, or a name in tests/mutants/ such as
+# zoned-keeps-mark; default: every tests/mutants/*.patch)
 # A check is "kunit [SUITE.]CASE" (the KUnit case fails at boot; the suite defaults to
 # iopoll_wait), "matrix CONFIG" (make matrix
 # CONFIG fails) or "kselftest N..." (those iopoll scenarios fail in the default guest).
@@ -20,7 +21,8 @@ mutants=("$@")
 [ "${#mutants[@]}" -gt 0 ] || mutants=("$TOP"/tests/mutants/*.patch)
 for i in "${!mutants[@]}"; do
 	m=${mutants[i]}
-	[ -f "$m" ] || die "no mutant $m"
+	[ -f "$m" ] || m=$TOP/tests/mutants/${m%.patch}.patch
+	[ -f "$m" ] || die "no mutant ${mutants[i]} (neither a file nor a name in tests/mutants/)"
 	mutants[i]=$(realpath "$m")
 	m=${mutants[i]}
 	grep -Eq '^# check: (kunit ([a-z_0-9]+\.)?[a-z_0-9]+|matrix [a-z_0-9]+|kselftest [0-9 ]+)$' "$m" ||
