@@ -4,6 +4,8 @@
 #   [BENCH_ROWS="workload ..."] guest/bench.sh OUTDIR SIZE BOOT
 #     SIZE: quick (3 reps x 3 s) | full (12 reps x 3 s)
 #     BENCH_ROWS: run only these workloads of the matrix (default: all)
+#     BENCH_HOST_WAIT_S: before each run, wait up to this many seconds (default 0:
+#                 never) while the host speed probe's newest sample is slow
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
@@ -63,6 +65,11 @@ KNOBLESS=0
 [ "$KIND" != stock ] || KNOBLESS=1
 
 RAMP=1
+HOST_WAIT_S=${BENCH_HOST_WAIT_S:-0}
+if ! [[ $HOST_WAIT_S =~ ^[0-9]+$ ]] || [ "$HOST_WAIT_S" -gt 600 ]; then
+	die "BENCH_HOST_WAIT_S=$HOST_WAIT_S is not valid; use 0 to 600 seconds"
+fi
+HOST_SPEED=$(dirname "$0")/../scripts/host_speed.py
 EXT4_DIR=/tmp/iopoll-ext4
 CLK_TCK=$(getconf CLK_TCK)
 
@@ -331,9 +338,20 @@ budget_us() {
 	fi
 }
 
-# run_one WORKLOAD MODE REP: one measured run, saved under RAWDIR.
+# host_wait: wait up to HOST_WAIT_S while scripts/vm.sh's newest host speed probe sample
+# (OUTDIR/host-load.tsv) is slow; print the seconds waited.
+host_wait() {
+	if [ "$HOST_WAIT_S" -eq 0 ] || [ ! -r "$OUTDIR/host-load.tsv" ]; then
+		echo 0.0
+		return
+	fi
+	python3 -I -S "$HOST_SPEED" --wait-fast "$OUTDIR/host-load.tsv" "$HOST_WAIT_S"
+}
+
+# run_one WORKLOAD MODE REP WAITED: one measured run, saved under RAWDIR; WAITED is the
+# seconds host_wait waited before it.
 run_one() {
-	local workload=$1 mode=$2 rep=$3 disk=$MAIN name knobs poll before after extra='' fio_file=''
+	local workload=$1 mode=$2 rep=$3 waited=$4 disk=$MAIN name knobs poll before after extra='' fio_file=''
 	local -a args
 	name=${workload}__${mode}__r${rep}
 	[ "$workload" = metadata_walk ] && disk=$DATA
@@ -376,8 +394,8 @@ run_one() {
 		printf '{"workload": "%s", "mode": "%s", "rep": %s, "boot": "%s", "bench_size": "%s",\n' \
 			"$workload" "$mode" "$rep" "$KIND" "$SIZE"
 		printf ' "disk": "%s", "poll": %s, "knobs": %s,\n' "$disk" "$poll" "$knobs"
-		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s,\n' \
-			"$(budget_us "$disk")" "$CLK_TCK" "$RUNTIME" "$RAMP"
+		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s, "host_wait_s": %s,\n' \
+			"$(budget_us "$disk")" "$CLK_TCK" "$RUNTIME" "$RAMP" "$waited"
 		if [ -n "$fio_file" ]; then
 			printf ' "fio_file": "%s", "fio_args": %s,\n' "$fio_file" "$(json_str "${args[*]}")"
 		fi
@@ -485,7 +503,10 @@ for row in "${MATRIX[@]}"; do
 		for mode in "${modes[@]}"; do
 			run=$((run + 1))
 			echo "[row $run/$total] $workload $mode rep $rep/$REPS, ~$(((total - run + 1) * per_run))s left" >&2
-			run_one "$workload" "$mode" "$rep"
+			waited=$(host_wait)
+			[ "$waited" = 0.0 ] ||
+				echo "bench.sh: waited $waited s for the host speed probe to read fast" >&2
+			run_one "$workload" "$mode" "$rep" "$waited"
 		done
 	done
 	if [ "$workload" = metadata_walk ]; then umount "$EXT4_DIR"; fi

@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from host_speed import SLOW_PROBE_FACTOR, slow_probe_ms  # noqa: E402
+
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
              "metadata_walk", "libaio_qd32_randread", "libaio_qd128_randread",
              "uring_qd32_randread", "uring_qd128_randread", "corunner",
@@ -141,12 +144,11 @@ BOOTSTRAP_MIN_REPS = 3
 # A boot ran on a busy host when processes other than its QEMU took, on average, more than
 # this many host CPUs (a kernel build beside it takes about 2).
 BUSY_HOST_CPUS = 0.2
-# scripts/host_speed.py's loop: a sample is slow beyond this factor of the run's 10th
-# percentile, and a rep with a slow sample within PROBE_WINDOW_S (half the sampling
+# scripts/host_speed.py's loop: a sample is slow beyond its SLOW_PROBE_FACTOR times the
+# run's 10th percentile, and a rep with a slow sample within PROBE_WINDOW_S (half the sampling
 # period) of it is left out: such reps measured 6-14 % lower (docs/host-speed-2026-12-05.md).
 # Rep times are the guest's clock, sample times the host's: the guest's is set from the
 # host's at boot. A failed probe ('-') leaves the reps beside it in.
-SLOW_PROBE_FACTOR = 1.4
 PROBE_WINDOW_S = 2.5
 # A rep whose own clock says it ran outside this factor of the runtime asked for
 # (or longer than an hour) saw the guest clock jump, as one rep did on 2026-12-04 on a
@@ -244,8 +246,7 @@ def load_host_load(results_dir, host_cpus):
             "load1_after": loads[-1],
             "busy": other is None or other > BUSY_HOST_CPUS,
         }
-    every = sorted(ms for samples in probe_samples.values() for _, ms in samples)
-    slow_ms = SLOW_PROBE_FACTOR * every[len(every) // 10] if every else None
+    slow_ms = slow_probe_ms(ms for samples in probe_samples.values() for _, ms in samples)
     for name, b in boots.items():
         probes = [ms for _, ms in probe_samples[name]]
         b["probe_ms_median"] = statistics.median(probes) if probes else None
@@ -763,15 +764,19 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
                   "/proc/PID/stat, sampled every 5 s by scripts/vm.sh, and the CPU ms that "
                   "scripts/host_speed.py's fixed loop took at each sample while QEMU ran "
                   f"(more is a slower host core; slow: {slow_def}). Reps with a slow sample "
-                  f"within {PROBE_WINDOW_S} s of them are left out.", "",
+                  f"within {PROBE_WINDOW_S} s of them are left out." + (
+                      " Before each rep the guest waited while the newest sample was slow, "
+                      f"{meta['host_wait_s']} s at most (BENCH_HOST_WAIT_S; the last column)."
+                      if meta.get("host_wait_s") else " The guest did not wait for a fast host."), "",
                   "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after "
-                  "| busy | probe ms, median | slow probe samples |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| busy | probe ms, median | slow probe samples | reps waited for, s in all |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for name, b in host_load.items():
             slow = b["probe_slow_share"]
             lines.append(f"| {name} | {b['seconds']:.0f} | {fmt(b['other_cpus'])} | {fmt(b['qemu_cpus'])} "
                          f"| {b['load1_before']:.2f} | {b['load1_after']:.2f} | {'yes' if b['busy'] else 'no'} "
-                         f"| {fmt(b['probe_ms_median'])} | {'–' if slow is None else f'{100 * slow:.0f} %'} |")
+                         f"| {fmt(b['probe_ms_median'])} | {'–' if slow is None else f'{100 * slow:.0f} %'} "
+                         f"| {b.get('host_waits', 0)}, {b.get('host_wait_s', 0.0):.0f} |")
         lines.append("")
     return "\n".join(lines + meta_lines(meta, guest))
 
@@ -851,6 +856,10 @@ def build(results_dir):
         raise BadInput(f"{run['source']}: malformed run: {type(e).__name__}: {e}") from e
     host_load, probe_samples = load_host_load(results_dir,
                                               meta.get("host_cpus") or os.cpu_count() or 1)
+    for boot, b in host_load.items():
+        waits = [r.get("host_wait_s", 0.0) for r in runs if host_load_boot(r) == boot]
+        b["host_waits"] = sum(w > 0 for w in waits)
+        b["host_wait_s"] = sum(waits)
     excluded = []
     for r in runs:
         for kind, why in (("clock", clock_fault(r)),

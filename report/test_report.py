@@ -555,7 +555,31 @@ class TestIntervals(TempResults):
         self.assertAlmostEqual(results["meta"]["host_load"]["idlepoll"]["other_cpus"], 1.2)
         self.assertTrue(results["host_busy"])
         self.assertIn("**The host was busy**", md)
-        self.assertIn("| idlepoll | 60 | 1.20 | 1.60 | 1.00 | 2.50 | yes | – | – |", md)
+        self.assertIn("| idlepoll | 60 | 1.20 | 1.60 | 1.00 | 2.50 | yes | – | – | 0, 0 |", md)
+        self.assertIn("The guest did not wait for a fast host.", md)
+
+    def test_guest_waits_for_a_fast_host_are_counted(self):
+        self.set_host_cpus(2)
+        self.write_host_load("main-host-load.tsv", 20, [4.5] * 14)
+        with open(os.path.join(self.dir, "meta.json")) as f:
+            meta = json.load(f)
+        meta["host_wait_s"] = 60
+        with open(os.path.join(self.dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        for name, waited in (("psync_qd1_randread__off__r2", 12.4),
+                             ("psync_qd1_randread__on__r1", 3.0)):
+            path = os.path.join(self.dir, "raw", name + ".json")
+            with open(path) as f:
+                run = json.load(f)
+            run["host_wait_s"] = waited
+            with open(path, "w") as f:
+                json.dump(run, f)
+        results, md = report.build(self.dir)
+        main = results["meta"]["host_load"]["main"]
+        self.assertEqual(main["host_waits"], 2)
+        self.assertAlmostEqual(main["host_wait_s"], 15.4)
+        self.assertIn("| 2, 15 |", md)
+        self.assertIn("newest sample was slow, 60 s at most (BENCH_HOST_WAIT_S", md)
 
     def test_host_speed_probe(self):
         # As on 2026-12-05: the probe ran about 4.5 ms, or about 8 ms part of the time.

@@ -5,6 +5,8 @@
 # BENCH_AB=N: instead, N pairs of alternated boots, the series with its knobs off, then
 # stock 6.12, each running the modes both have; the off ÷ stock intervals then resample
 # boots as well as reps, so they hold the boot-to-boot noise.
+# BENCH_HOST_WAIT_S=S (default 0: never): before each rep the guest waits up to S seconds
+# while the host speed probe's newest sample is slow (guest/bench.sh).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,10 +23,12 @@ print(" ".join(w for w in sys.argv[2].replace(",", " ").split() if w not in WORK
 	[ -z "$unknown" ] ||
 		die "BENCH_ROWS names '$unknown'; the workloads are those of WORKLOADS in report/report.py"
 fi
-rows_env=""
+guest_env=""
 ab=${BENCH_AB:-0}
 [[ $ab =~ ^[02-9]$ ]] || die "BENCH_AB=$ab is not valid; use 0 (one boot of each kind) or 2 to 9 pairs of boots"
-[ -z "$rows" ] || rows_env="BENCH_ROWS=\"${rows//,/ }\" "
+[ -z "$rows" ] || guest_env="BENCH_ROWS=\"${rows//,/ }\" "
+check_uint BENCH_HOST_WAIT_S "${BENCH_HOST_WAIT_S:=0}" 0 600
+guest_env+="BENCH_HOST_WAIT_S=$BENCH_HOST_WAIT_S "
 check_uint VCPUS "${VCPUS:=2}" 1 8
 export VCPUS
 # A bound on each boot: the full matrix takes about 25 minutes under TCG.
@@ -42,7 +46,7 @@ boot() {
 	local name=$1 kernel=$2 append=$3 rc=0
 	stage_begin "boot $name ($size matrix)" "bench-boot-$name-$size"
 	"$TOP/scripts/vm.sh" -p "$kernel" -o "$results" -a "$append" -- \
-		"${rows_env}guest/bench.sh $results $size $name" || rc=$?
+		"${guest_env}guest/bench.sh $results $size $name" || rc=$?
 	for f in serial.log qemu.log guest.log dmesg.txt command rc accel host-load.tsv; do
 		[ ! -f "$results/$f" ] || mv "$results/$f" "$results/$name-$f"
 	done
@@ -73,14 +77,16 @@ qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
 	"${qemu%%$'\n'*}" "$(cat "$results/$accel_file")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
-	"$(nproc)" "$rows" "$ab" "${boots[@]}" <<'PY'
+	"$(nproc)" "$rows" "$ab" "$BENCH_HOST_WAIT_S" "${boots[@]}" <<'PY'
 import json
 import sys
 
-path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows, ab = sys.argv[1:13]
-boots = sys.argv[13:]
+(path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows, ab,
+ host_wait_s) = sys.argv[1:14]
+boots = sys.argv[14:]
 make = (f"make bench BENCH={bench_size}" + (f" BENCH_ROWS='{rows}'" if rows else "")
-        + (f" BENCH_AB={ab}" if ab != "0" else ""))
+        + (f" BENCH_AB={ab}" if ab != "0" else "")
+        + (f" BENCH_HOST_WAIT_S={host_wait_s}" if host_wait_s != "0" else ""))
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
@@ -94,6 +100,7 @@ json.dump({
     "host_cpus": int(host_cpus),
     "bench_rows": rows.replace(",", " ").split() or "all",
     "alternated_boot_pairs": int(ab),
+    "host_wait_s": int(host_wait_s),
     "commands": [make] + boots,
 }, open(path, "w"), indent=2)
 PY

@@ -5,19 +5,82 @@ scripts/vm.sh runs it every 5 s beside the host's load. The same loop at times t
 1.7 times as long with no load on this machine to show for it
 (docs/host-speed-2026-12-05.md); report/report.py counts the slow samples and leaves
 out the reps beside them. CPU time, not wall time: the QEMU beside it taking the CPU
-does not count."""
+does not count.
+
+host_speed.py --wait-fast FILE SECONDS (guest/bench.sh, before each rep): wait up to
+SECONDS while the newest sample in FILE, the host-load.tsv that scripts/vm.sh is
+writing, is slow; print the seconds waited."""
+import sys
 import time
 
 LOOPS = 200_000
+# A sample is slow beyond this factor of the 10th percentile of the samples.
+SLOW_PROBE_FACTOR = 1.4
+# With fewer samples than these (a minute's), the fast speed is not known yet.
+MIN_SAMPLES = 12
 
 
-def main():
+def slow_probe_ms(samples):
+    """The probe time (ms) over which a sample is slow, or None without samples."""
+    every = sorted(samples)
+    return SLOW_PROBE_FACTOR * every[len(every) // 10] if every else None
+
+
+def read_probes(path):
+    """The probe samples (ms) of a host-load.tsv taken while QEMU ran, oldest first."""
+    probes = []
+    with open(path) as f:
+        next(f, None)
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            # A line still being written, a failed probe or no QEMU yet: not a sample.
+            if not line.endswith("\n") or len(fields) != 6 or "-" in (fields[4], fields[5]):
+                continue
+            try:
+                probes.append(float(fields[5]))
+            except ValueError:
+                continue
+    return probes
+
+
+def wait_fast(path, max_s):
+    """Wait up to max_s seconds while the newest sample in path is slow; the seconds waited."""
+    start, slept = time.monotonic(), False
+    while time.monotonic() - start < max_s:
+        try:
+            probes = read_probes(path)
+        except OSError:
+            break
+        if len(probes) < MIN_SAMPLES or probes[-1] <= slow_probe_ms(probes):
+            break
+        time.sleep(1)
+        slept = True
+    return time.monotonic() - start if slept else 0.0
+
+
+def probe_ms():
     start = time.process_time()
     total = 0
     for i in range(LOOPS):
         total += i
-    print(f"{(time.process_time() - start) * 1e3:.2f}")
+    return (time.process_time() - start) * 1e3
+
+
+def main(argv):
+    if len(argv) == 1:
+        print(f"{probe_ms():.2f}")
+        return 0
+    if len(argv) == 4 and argv[1] == "--wait-fast":
+        try:
+            max_s = float(argv[3])
+        except ValueError:
+            max_s = -1.0
+        if 0 <= max_s <= 3600:
+            print(f"{wait_fast(argv[2], max_s):.1f}")
+            return 0
+    print("usage: host_speed.py [--wait-fast HOST_LOAD_TSV SECONDS(0-3600)]", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv))
