@@ -27,7 +27,7 @@ CONFIGS=(
 	"sched_one_tag|2|max_ioqpairs=1|||nvme.io_queue_depth=2|87"
 	"throttled|2|max_ioqpairs=1||||88"
 	"zoned|2|max_ioqpairs=1,mdts=1||||89||1"
-	"preempt_kasan|2|||||3 9 12 14 15 29 36 48 50 53 57|preempt-kasan"
+	"preempt_kasan|2|||||3 7 9 12 14 15 29 36 48 50 53 57|preempt-kasan"
 	"preempt_kasan_cpu_pair|4|max_ioqpairs=2||||52|preempt-kasan"
 )
 
