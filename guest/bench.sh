@@ -6,6 +6,9 @@
 #     BENCH_ROWS: run only these workloads of the matrix (default: all)
 #     BENCH_HOST_WAIT_S: before each run, wait up to this many seconds (default 0:
 #                 never) while the host speed probe's newest sample is slow
+#     BENCH_HOST_RETRIES: after each round of reps, run again up to this many times
+#                 (default 0: never) the runs with a slow probe sample beside them; the
+#                 runs replaced stay in RAWDIR as <name>.json.slowN
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
@@ -69,6 +72,8 @@ HOST_WAIT_S=${BENCH_HOST_WAIT_S:-0}
 if ! [[ $HOST_WAIT_S =~ ^[0-9]+$ ]] || [ "$HOST_WAIT_S" -gt 600 ]; then
 	die "BENCH_HOST_WAIT_S=$HOST_WAIT_S is not valid; use 0 to 600 seconds"
 fi
+HOST_RETRIES=${BENCH_HOST_RETRIES:-0}
+[[ $HOST_RETRIES =~ ^[0-9]$ ]] || die "BENCH_HOST_RETRIES=$HOST_RETRIES is not valid; use 0 to 9"
 HOST_SPEED=$(dirname "$0")/../scripts/host_speed.py
 EXT4_DIR=/tmp/iopoll-ext4
 CLK_TCK=$(getconf CLK_TCK)
@@ -348,10 +353,32 @@ host_wait() {
 	python3 -I -S "$HOST_SPEED" --wait-fast "$OUTDIR/host-load.tsv" "$HOST_WAIT_S"
 }
 
-# run_one WORKLOAD MODE REP WAITED: one measured run, saved under RAWDIR; WAITED is the
-# seconds host_wait waited before it.
+# slow_runs MODE...: of this round's runs of $workload and $rep, the modes whose run had a
+# slow host speed probe sample beside it.
+slow_runs() {
+	local mode slow
+	local -a files=()
+	for mode in "$@"; do files+=("$RAWDIR/${workload}__${mode}__r${rep}.json"); done
+	slow=$(python3 -I -S "$HOST_SPEED" --slow-runs "$OUTDIR/host-load.tsv" "${files[@]}") ||
+		die "host_speed.py --slow-runs failed"
+	for mode in "$@"; do
+		[[ $'\n'$slow$'\n' != *$'\n'$RAWDIR/${workload}__${mode}__r${rep}.json$'\n'* ]] || echo "$mode"
+	done
+}
+
+# run_again TRY MODE: keep MODE's run of this round as <name>.json.slowTRY and run it again.
+run_again() {
+	local name=$RAWDIR/${workload}__${2}__r${rep}
+	mv "$name.json" "$name.json.slow$1"
+	[ ! -f "$name.fio.json" ] || mv "$name.fio.json" "$name.fio.json.slow$1"
+	echo "bench.sh: $workload $2 rep $rep ran beside a slow host speed probe sample; run again ($1/$HOST_RETRIES)" >&2
+	run_one "$workload" "$2" "$rep" "$(host_wait)" "$1"
+}
+
+# run_one WORKLOAD MODE REP WAITED [TRY]: one measured run, saved under RAWDIR; WAITED is
+# the seconds host_wait waited before it, TRY how many runs of it were slow before (0).
 run_one() {
-	local workload=$1 mode=$2 rep=$3 waited=$4 disk=$MAIN name knobs poll before after extra='' fio_file=''
+	local workload=$1 mode=$2 rep=$3 waited=$4 try=${5:-0} disk=$MAIN name knobs poll before after extra='' fio_file=''
 	local -a args
 	name=${workload}__${mode}__r${rep}
 	[ "$workload" = metadata_walk ] && disk=$DATA
@@ -396,6 +423,7 @@ run_one() {
 		printf ' "disk": "%s", "poll": %s, "knobs": %s,\n' "$disk" "$poll" "$knobs"
 		printf ' "budget_us": %s, "clk_tck": %s, "runtime_s": %s, "ramp_s": %s, "host_wait_s": %s,\n' \
 			"$(budget_us "$disk")" "$CLK_TCK" "$RUNTIME" "$RAMP" "$waited"
+		printf ' "host_retries": %s,\n' "$try"
 		if [ -n "$fio_file" ]; then
 			printf ' "fio_file": "%s", "fio_args": %s,\n' "$fio_file" "$(json_str "${args[*]}")"
 		fi
@@ -507,6 +535,14 @@ for row in "${MATRIX[@]}"; do
 			[ "$waited" = 0.0 ] ||
 				echo "bench.sh: waited $waited s for the host speed probe to read fast" >&2
 			run_one "$workload" "$mode" "$rep" "$waited"
+		done
+		again=("${modes[@]}")
+		for ((try = 1; try <= HOST_RETRIES; try++)); do
+			[ -r "$OUTDIR/host-load.tsv" ] || break
+			slow=$(slow_runs "${again[@]}")
+			[ -n "$slow" ] || break
+			mapfile -t again <<<"$slow"
+			for mode in "${again[@]}"; do run_again "$try" "$mode"; done
 		done
 	done
 	if [ "$workload" = metadata_walk ]; then umount "$EXT4_DIR"; fi

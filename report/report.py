@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from host_speed import SLOW_PROBE_FACTOR, slow_probe_ms  # noqa: E402
+from host_speed import PROBE_WINDOW_S, SLOW_PROBE_FACTOR, slow_beside, slow_probe_ms  # noqa: E402
 
 WORKLOADS = ["psync_qd1_randread", "psync_qd1_randwrite", "buffered_randread",
              "metadata_walk", "libaio_qd32_randread", "libaio_qd128_randread",
@@ -145,11 +145,10 @@ BOOTSTRAP_MIN_REPS = 3
 # this many host CPUs (a kernel build beside it takes about 2).
 BUSY_HOST_CPUS = 0.2
 # scripts/host_speed.py's loop: a sample is slow beyond its SLOW_PROBE_FACTOR times the
-# run's 10th percentile, and a rep with a slow sample within PROBE_WINDOW_S (half the sampling
-# period) of it is left out: such reps measured 6-14 % lower (docs/host-speed-2026-12-05.md).
-# Rep times are the guest's clock, sample times the host's: the guest's is set from the
-# host's at boot. A failed probe ('-') leaves the reps beside it in.
-PROBE_WINDOW_S = 2.5
+# run's 10th percentile, and a rep with a slow sample within its PROBE_WINDOW_S of it is
+# left out (host_speed.slow_beside). Rep times are the guest's clock, sample times the
+# host's: the guest's is set from the host's at boot. A failed probe ('-') leaves the reps
+# beside it in.
 # A rep whose own clock says it ran outside this factor of the runtime asked for
 # (or longer than an hour) saw the guest clock jump, as one rep did on 2026-12-04 on a
 # host booted with tsc=unstable.  Such a rep is left out.
@@ -369,10 +368,9 @@ def slow_host_fault(run, host_load, probe_samples):
     if not samples or start is None or end is None:
         return None
     slow_ms = host_load[boot]["probe_slow_ms"]
-    beside = [ms for t, ms in samples
-              if start / 1e9 - PROBE_WINDOW_S <= t <= end / 1e9 + PROBE_WINDOW_S]
-    if beside and max(beside) > slow_ms:
-        return (f"the host speed probe took {max(beside):.1f} ms beside it (slow: over "
+    slowest = slow_beside(samples, start / 1e9, end / 1e9, slow_ms)
+    if slowest is not None:
+        return (f"the host speed probe took {slowest:.1f} ms beside it (slow: over "
                 f"{slow_ms:.1f} ms)")
     return None
 
@@ -767,16 +765,22 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
                   f"within {PROBE_WINDOW_S} s of them are left out." + (
                       " Before each rep the guest waited while the newest sample was slow, "
                       f"{meta['host_wait_s']} s at most (BENCH_HOST_WAIT_S; the last column)."
-                      if meta.get("host_wait_s") else " The guest did not wait for a fast host."), "",
+                      if meta.get("host_wait_s") else " The guest did not wait for a fast host.") + (
+                      " After each round of reps the guest ran again the reps with a slow sample "
+                      f"beside them, {meta['host_retries']} times at most (BENCH_HOST_RETRIES; "
+                      "the runs replaced are the raw files *.json.slowN)."
+                      if meta.get("host_retries") else " The guest ran no rep again."), "",
                   "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after "
-                  "| busy | probe ms, median | slow probe samples | reps waited for, s in all |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| busy | probe ms, median | slow probe samples | reps waited for, s in all "
+                  "| reps run again, slow runs replaced |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, b in host_load.items():
             slow = b["probe_slow_share"]
             lines.append(f"| {name} | {b['seconds']:.0f} | {fmt(b['other_cpus'])} | {fmt(b['qemu_cpus'])} "
                          f"| {b['load1_before']:.2f} | {b['load1_after']:.2f} | {'yes' if b['busy'] else 'no'} "
                          f"| {fmt(b['probe_ms_median'])} | {'–' if slow is None else f'{100 * slow:.0f} %'} "
-                         f"| {b.get('host_waits', 0)}, {b.get('host_wait_s', 0.0):.0f} |")
+                         f"| {b.get('host_waits', 0)}, {b.get('host_wait_s', 0.0):.0f} "
+                         f"| {b.get('host_rerun_reps', 0)}, {b.get('host_slow_tries', 0)} |")
         lines.append("")
     return "\n".join(lines + meta_lines(meta, guest))
 
@@ -860,6 +864,9 @@ def build(results_dir):
         waits = [r.get("host_wait_s", 0.0) for r in runs if host_load_boot(r) == boot]
         b["host_waits"] = sum(w > 0 for w in waits)
         b["host_wait_s"] = sum(waits)
+        retries = [r.get("host_retries", 0) for r in runs if host_load_boot(r) == boot]
+        b["host_rerun_reps"] = sum(n > 0 for n in retries)
+        b["host_slow_tries"] = sum(retries)
     excluded = []
     for r in runs:
         for kind, why in (("clock", clock_fault(r)),

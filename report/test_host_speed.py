@@ -1,8 +1,10 @@
 """Tests for scripts/host_speed.py's wait for a fast host (guest/bench.sh calls it before
-each rep). Here because make check discovers the tests in report/.
+each rep) and its verdict on the runs of a round (after each round of reps). Here because
+make check discovers the tests in report/.
 
 Run from the repo top: python3 -m unittest discover -s report -v
 """
+import json
 import os
 import shutil
 import subprocess
@@ -18,7 +20,9 @@ sys.path.insert(0, os.path.dirname(HOST_SPEED))
 import host_speed  # noqa: E402
 
 
-class WaitFast(unittest.TestCase):
+class ProbeFile(unittest.TestCase):
+    """A host-load.tsv in a temporary directory, its samples 5 s apart from t = 1000 s."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
         self.path = os.path.join(self.tmp, "host-load.tsv")
@@ -35,6 +39,8 @@ class WaitFast(unittest.TestCase):
                 f.write(f"{self.t}\t0.10\t100\t1000\t{qemu}\t{ms}\n")
                 self.t += 5
 
+
+class WaitFast(ProbeFile):
     def test_no_wait_while_the_host_is_fast(self):
         self.write([4.5] * 14)
         self.assertEqual(host_speed.wait_fast(self.path, 5), 0.0)
@@ -90,6 +96,52 @@ class WaitFast(unittest.TestCase):
                              text=True, check=True)
         self.assertRegex(out.stdout, r"^[0-9]+\.[0-9]{2}\n$")
         self.assertLess(time.monotonic() - start, 5)
+
+
+class SlowRuns(ProbeFile):
+
+    def run_file(self, name, start_s, end_s):
+        path = os.path.join(self.tmp, name + ".json")
+        with open(path, "w") as f:
+            json.dump({"before": {"t_ns": int(start_s * 1e9)},
+                       "after": {"t_ns": int(end_s * 1e9)}}, f)
+        return path
+
+    def test_the_runs_beside_a_slow_sample(self):
+        self.write([4.5] * 13 + [8.0] + [4.5] * 2)
+        runs = [self.run_file("a", 1055.0, 1059.0),  # 1060 s, fast; 1065 s is 6 s away
+                self.run_file("b", 1059.5, 1063.5),  # 1065 s is 1.5 s after its end
+                self.run_file("c", 1066.0, 1070.0),  # 1065 s is 1 s before its start
+                self.run_file("d", 1068.0, 1072.0)]  # 1065 s is 3 s before its start
+        self.assertEqual(host_speed.slow_runs(self.path, runs), [runs[1], runs[2]])
+
+    def test_waits_for_the_sample_that_closes_the_window(self):
+        self.write([4.5] * 14)
+        run = self.run_file("a", 1066.0, 1067.5)  # the 1070 s sample closes its window
+        writer = threading.Timer(1.2, self.write, args=([8.0], "a"))
+        writer.start()
+        try:
+            start = time.monotonic()
+            slow = host_speed.slow_runs(self.path, [run])
+        finally:
+            writer.join()
+        self.assertEqual(slow, [run])
+        self.assertGreaterEqual(time.monotonic() - start, 1.2)
+
+    def test_no_verdict_before_a_minute_of_samples(self):
+        self.write([4.5] * 5 + [8.0])
+        self.assertEqual(host_speed.slow_runs(self.path, [self.run_file("a", 1020.0, 1022.0)]), [])
+
+    def test_command_line(self):
+        self.write([4.5] * 13 + [8.0] + [4.5])
+        slow, fast = self.run_file("slow", 1063.0, 1066.0), self.run_file("fast", 1000.0, 1003.0)
+        out = subprocess.run([sys.executable, "-I", "-S", HOST_SPEED, "--slow-runs", self.path,
+                              fast, slow], capture_output=True, text=True, check=True)
+        self.assertEqual(out.stdout, slow + "\n")
+        out = subprocess.run([sys.executable, HOST_SPEED, "--slow-runs", self.path,
+                              os.path.join(self.tmp, "none.json")], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("--slow-runs", out.stderr)
 
 
 if __name__ == "__main__":

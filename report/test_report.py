@@ -581,6 +581,33 @@ class TestIntervals(TempResults):
         self.assertIn("| 2, 15 |", md)
         self.assertIn("newest sample was slow, 60 s at most (BENCH_HOST_WAIT_S", md)
 
+    def test_reps_run_again_are_counted(self):
+        self.set_host_cpus(2)
+        self.write_host_load("main-host-load.tsv", 20, [4.5] * 14)
+        with open(os.path.join(self.dir, "meta.json")) as f:
+            meta = json.load(f)
+        meta["host_retries"] = 3
+        with open(os.path.join(self.dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        for name, tries in (("psync_qd1_randread__off__r2", 3),
+                            ("psync_qd1_randread__on__r1", 1)):
+            path = os.path.join(self.dir, "raw", name + ".json")
+            with open(path) as f:
+                run = json.load(f)
+            run["host_retries"] = tries
+            with open(path, "w") as f:
+                json.dump(run, f)
+            # The runs replaced stay beside it, and the report does not read them.
+            shutil.copy(path, path + ".slow1")
+        results, md = report.build(self.dir)
+        main = results["meta"]["host_load"]["main"]
+        self.assertEqual((main["host_rerun_reps"], main["host_slow_tries"]), (2, 4))
+        self.assertIn("| 0, 0 | 2, 4 |", md)
+        self.assertIn("3 times at most (BENCH_HOST_RETRIES", md)
+        self.assertEqual(len([r for r in results["runs"] if r["boot"] == "main"]),
+                         len([f for f in os.listdir(os.path.join(self.dir, "raw"))
+                              if f.endswith(".json") and not f.endswith(".fio.json")]))
+
     def test_host_speed_probe(self):
         # As on 2026-12-05: the probe ran about 4.5 ms, or about 8 ms part of the time.
         # The last sample, taken after QEMU ended, does not count.

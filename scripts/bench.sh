@@ -7,6 +7,8 @@
 # boots as well as reps, so they hold the boot-to-boot noise.
 # BENCH_HOST_WAIT_S=S (default 0: never): before each rep the guest waits up to S seconds
 # while the host speed probe's newest sample is slow (guest/bench.sh).
+# BENCH_HOST_RETRIES=N (default 0: never): after each round of reps the guest runs again,
+# up to N times, the runs of the round that had a slow probe sample beside them.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +31,8 @@ ab=${BENCH_AB:-0}
 [ -z "$rows" ] || guest_env="BENCH_ROWS=\"${rows//,/ }\" "
 check_uint BENCH_HOST_WAIT_S "${BENCH_HOST_WAIT_S:=0}" 0 600
 guest_env+="BENCH_HOST_WAIT_S=$BENCH_HOST_WAIT_S "
+check_uint BENCH_HOST_RETRIES "${BENCH_HOST_RETRIES:=0}" 0 9
+guest_env+="BENCH_HOST_RETRIES=$BENCH_HOST_RETRIES "
 check_uint VCPUS "${VCPUS:=2}" 1 8
 export VCPUS
 # A bound on each boot: the full matrix takes about 25 minutes under TCG.
@@ -77,16 +81,17 @@ qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
 	"${qemu%%$'\n'*}" "$(cat "$results/$accel_file")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
-	"$(nproc)" "$rows" "$ab" "$BENCH_HOST_WAIT_S" "${boots[@]}" <<'PY'
+	"$(nproc)" "$rows" "$ab" "$BENCH_HOST_WAIT_S" "$BENCH_HOST_RETRIES" "${boots[@]}" <<'PY'
 import json
 import sys
 
 (path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows, ab,
- host_wait_s) = sys.argv[1:14]
-boots = sys.argv[14:]
+ host_wait_s, host_retries) = sys.argv[1:15]
+boots = sys.argv[15:]
 make = (f"make bench BENCH={bench_size}" + (f" BENCH_ROWS='{rows}'" if rows else "")
         + (f" BENCH_AB={ab}" if ab != "0" else "")
-        + (f" BENCH_HOST_WAIT_S={host_wait_s}" if host_wait_s != "0" else ""))
+        + (f" BENCH_HOST_WAIT_S={host_wait_s}" if host_wait_s != "0" else "")
+        + (f" BENCH_HOST_RETRIES={host_retries}" if host_retries != "0" else ""))
 json.dump({
     "kernel_base": base,
     "kernel_series": series,
@@ -101,6 +106,7 @@ json.dump({
     "bench_rows": rows.replace(",", " ").split() or "all",
     "alternated_boot_pairs": int(ab),
     "host_wait_s": int(host_wait_s),
+    "host_retries": int(host_retries),
     "commands": [make] + boots,
 }, open(path, "w"), indent=2)
 PY

@@ -9,7 +9,12 @@ does not count.
 
 host_speed.py --wait-fast FILE SECONDS (guest/bench.sh, before each rep): wait up to
 SECONDS while the newest sample in FILE, the host-load.tsv that scripts/vm.sh is
-writing, is slow; print the seconds waited."""
+writing, is slow; print the seconds waited.
+
+host_speed.py --slow-runs FILE RUN_JSON... (guest/bench.sh, after each round of reps):
+wait up to 15 s for a sample past the last run's window, then print the runs that had a
+slow sample beside them, as report/report.py would leave them out."""
+import json
 import sys
 import time
 
@@ -18,6 +23,11 @@ LOOPS = 200_000
 SLOW_PROBE_FACTOR = 1.4
 # With fewer samples than these (a minute's), the fast speed is not known yet.
 MIN_SAMPLES = 12
+# A rep with a slow sample within this many seconds of it (half scripts/vm.sh's sampling
+# period) ran on a slow host: such reps measured 6-14 % lower (docs/host-speed-2026-12-05.md).
+PROBE_WINDOW_S = 2.5
+# --slow-runs waits at most this long for the sample that closes the last run's window.
+CLOSING_SAMPLE_S = 15
 
 
 def slow_probe_ms(samples):
@@ -26,9 +36,9 @@ def slow_probe_ms(samples):
     return SLOW_PROBE_FACTOR * every[len(every) // 10] if every else None
 
 
-def read_probes(path):
-    """The probe samples (ms) of a host-load.tsv taken while QEMU ran, oldest first."""
-    probes = []
+def read_samples(path):
+    """The (host time s, probe ms) samples of a host-load.tsv taken while QEMU ran, oldest first."""
+    samples = []
     with open(path) as f:
         next(f, None)
         for line in f:
@@ -37,10 +47,21 @@ def read_probes(path):
             if not line.endswith("\n") or len(fields) != 6 or "-" in (fields[4], fields[5]):
                 continue
             try:
-                probes.append(float(fields[5]))
+                samples.append((float(fields[0]), float(fields[5])))
             except ValueError:
                 continue
-    return probes
+    return samples
+
+
+def read_probes(path):
+    """The probe samples (ms) of a host-load.tsv taken while QEMU ran, oldest first."""
+    return [ms for _, ms in read_samples(path)]
+
+
+def slow_beside(samples, start_s, end_s, slow_ms):
+    """The slowest probe ms within PROBE_WINDOW_S of [start_s, end_s] if over slow_ms, else None."""
+    beside = [ms for t, ms in samples if start_s - PROBE_WINDOW_S <= t <= end_s + PROBE_WINDOW_S]
+    return max(beside) if beside and max(beside) > slow_ms else None
 
 
 def wait_fast(path, max_s):
@@ -56,6 +77,26 @@ def wait_fast(path, max_s):
         time.sleep(1)
         slept = True
     return time.monotonic() - start if slept else 0.0
+
+
+def slow_runs(path, run_files):
+    """The run files (guest/bench.sh JSON) with a slow sample of path beside them."""
+    spans = []
+    for name in run_files:
+        with open(name) as f:
+            run = json.load(f)
+        spans.append((name, run["before"]["t_ns"] / 1e9, run["after"]["t_ns"] / 1e9))
+    closes = max(end for _, _, end in spans) + PROBE_WINDOW_S if spans else 0
+    deadline = time.monotonic() + CLOSING_SAMPLE_S
+    while True:
+        samples = read_samples(path)
+        if (samples and samples[-1][0] >= closes) or time.monotonic() >= deadline:
+            break
+        time.sleep(1)
+    if len(samples) < MIN_SAMPLES:
+        return []
+    slow_ms = slow_probe_ms(ms for _, ms in samples)
+    return [name for name, start, end in spans if slow_beside(samples, start, end, slow_ms)]
 
 
 def probe_ms():
@@ -78,7 +119,17 @@ def main(argv):
         if 0 <= max_s <= 3600:
             print(f"{wait_fast(argv[2], max_s):.1f}")
             return 0
-    print("usage: host_speed.py [--wait-fast HOST_LOAD_TSV SECONDS(0-3600)]", file=sys.stderr)
+    if len(argv) >= 3 and argv[1] == "--slow-runs":
+        try:
+            slow = slow_runs(argv[2], argv[3:])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"host_speed.py: --slow-runs: {e}", file=sys.stderr)
+            return 1
+        for name in slow:
+            print(name)
+        return 0
+    print("usage: host_speed.py [--wait-fast HOST_LOAD_TSV SECONDS(0-3600) | "
+          "--slow-runs HOST_LOAD_TSV RUN_JSON...]", file=sys.stderr)
     return 2
 
 
