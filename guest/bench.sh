@@ -368,11 +368,16 @@ slow_runs() {
 
 # run_again TRY MODE: keep MODE's run of this round as <name>.json.slowTRY and run it again.
 run_again() {
-	local name=$RAWDIR/${workload}__${2}__r${rep}
-	mv "$name.json" "$name.json.slow$1"
-	[ ! -f "$name.fio.json" ] || mv "$name.fio.json" "$name.fio.json.slow$1"
+	local base=${workload}__${2}__r${rep} waited
+	mv "$RAWDIR/$base.json" "$RAWDIR/$base.json.slow$1"
+	if [ -f "$RAWDIR/$base.fio.json" ]; then
+		mv "$RAWDIR/$base.fio.json" "$RAWDIR/$base.fio.json.slow$1"
+		sed -i "s/\"fio_file\": \"$base.fio.json\"/\"fio_file\": \"$base.fio.json.slow$1\"/" \
+			"$RAWDIR/$base.json.slow$1"
+	fi
 	echo "bench.sh: $workload $2 rep $rep ran beside a slow host speed probe sample; run again ($1/$HOST_RETRIES)" >&2
-	run_one "$workload" "$2" "$rep" "$(host_wait)" "$1"
+	waited=$(host_wait)
+	run_one "$workload" "$2" "$rep" "$waited" "$1"
 }
 
 # run_one WORKLOAD MODE REP WAITED [TRY]: one measured run, saved under RAWDIR; WAITED is

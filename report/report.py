@@ -764,7 +764,7 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
                   f"(more is a slower host core; slow: {slow_def}). Reps with a slow sample "
                   f"within {PROBE_WINDOW_S} s of them are left out." + (
                       " Before each rep the guest waited while the newest sample was slow, "
-                      f"{meta['host_wait_s']} s at most (BENCH_HOST_WAIT_S; the last column)."
+                      f"{meta['host_wait_s']} s at most (BENCH_HOST_WAIT_S; the column 'reps waited for')."
                       if meta.get("host_wait_s") else " The guest did not wait for a fast host.") + (
                       " After each round of reps the guest ran again the reps with a slow sample "
                       f"beside them, {meta['host_retries']} times at most (BENCH_HOST_RETRIES; "

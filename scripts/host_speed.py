@@ -13,7 +13,7 @@ writing, is slow; print the seconds waited.
 
 host_speed.py --slow-runs FILE RUN_JSON... (guest/bench.sh, after each round of reps):
 wait up to 15 s for a sample past the last run's window, then print the runs that had a
-slow sample beside them, as report/report.py would leave them out."""
+slow sample beside them, by report/report.py's rule but with this boot's samples so far."""
 import json
 import sys
 import time
