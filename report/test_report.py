@@ -533,12 +533,25 @@ class TestIntervals(TempResults):
         with open(os.path.join(self.dir, name), "w") as f:
             f.write("\n".join(lines) + "\n")
 
-    def set_host_cpus(self, n):
+    def set_meta(self, **fields):
         with open(os.path.join(self.dir, "meta.json")) as f:
             meta = json.load(f)
-        meta["host_cpus"] = n
+        meta.update(fields)
         with open(os.path.join(self.dir, "meta.json"), "w") as f:
             json.dump(meta, f)
+
+    def set_host_cpus(self, n):
+        self.set_meta(host_cpus=n)
+
+    def set_run(self, name, **fields):
+        """Set fields of raw/NAME.json; its path."""
+        path = os.path.join(self.dir, "raw", name + ".json")
+        with open(path) as f:
+            run = json.load(f)
+        run.update(fields)
+        with open(path, "w") as f:
+            json.dump(run, f)
+        return path
 
     def test_host_load(self):
         self.write_host_load("main-host-load.tsv", 20)
@@ -561,19 +574,9 @@ class TestIntervals(TempResults):
     def test_guest_waits_for_a_fast_host_are_counted(self):
         self.set_host_cpus(2)
         self.write_host_load("main-host-load.tsv", 20, [4.5] * 14)
-        with open(os.path.join(self.dir, "meta.json")) as f:
-            meta = json.load(f)
-        meta["host_wait_s"] = 60
-        with open(os.path.join(self.dir, "meta.json"), "w") as f:
-            json.dump(meta, f)
-        for name, waited in (("psync_qd1_randread__off__r2", 12.4),
-                             ("psync_qd1_randread__on__r1", 3.0)):
-            path = os.path.join(self.dir, "raw", name + ".json")
-            with open(path) as f:
-                run = json.load(f)
-            run["host_wait_s"] = waited
-            with open(path, "w") as f:
-                json.dump(run, f)
+        self.set_meta(host_wait_s=60)
+        self.set_run("psync_qd1_randread__off__r2", host_wait_s=12.4)
+        self.set_run("psync_qd1_randread__on__r1", host_wait_s=3.0)
         results, md = report.build(self.dir)
         main = results["meta"]["host_load"]["main"]
         self.assertEqual(main["host_waits"], 2)
@@ -584,19 +587,10 @@ class TestIntervals(TempResults):
     def test_reps_run_again_are_counted(self):
         self.set_host_cpus(2)
         self.write_host_load("main-host-load.tsv", 20, [4.5] * 14)
-        with open(os.path.join(self.dir, "meta.json")) as f:
-            meta = json.load(f)
-        meta["host_retries"] = 3
-        with open(os.path.join(self.dir, "meta.json"), "w") as f:
-            json.dump(meta, f)
+        self.set_meta(host_retries=3)
         for name, tries in (("psync_qd1_randread__off__r2", 3),
                             ("psync_qd1_randread__on__r1", 1)):
-            path = os.path.join(self.dir, "raw", name + ".json")
-            with open(path) as f:
-                run = json.load(f)
-            run["host_retries"] = tries
-            with open(path, "w") as f:
-                json.dump(run, f)
+            path = self.set_run(name, host_retries=tries)
             # The runs replaced stay beside it, and the report does not read them.
             shutil.copy(path, path + ".slow1")
         results, md = report.build(self.dir)
