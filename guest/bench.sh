@@ -9,6 +9,8 @@
 #     BENCH_HOST_RETRIES: after each round of reps, run again up to this many times
 #                 (default 0: never) the runs with a slow probe sample beside them; the
 #                 runs replaced stay in RAWDIR as <name>.json.slowN
+#     BENCH_HOST_EXTRA_S: the seconds the two above may spend in all (default 3600);
+#                 once spent, the guest neither waits nor runs again
 #     BOOT:    main     -> every row, results in OUTDIR/raw/, OUTDIR/env.json
 #              idlepoll -> IRQ-path rows only (boot with idle=poll), results in
 #                          OUTDIR/raw-idlepoll/, OUTDIR/env-idlepoll.json
@@ -74,6 +76,10 @@ if ! [[ $HOST_WAIT_S =~ ^[0-9]+$ ]] || [ "$HOST_WAIT_S" -gt 600 ]; then
 fi
 HOST_RETRIES=${BENCH_HOST_RETRIES:-0}
 [[ $HOST_RETRIES =~ ^[0-9]$ ]] || die "BENCH_HOST_RETRIES=$HOST_RETRIES is not valid; use 0 to 9"
+HOST_EXTRA_S=${BENCH_HOST_EXTRA_S:-3600}
+[[ $HOST_EXTRA_S =~ ^[0-9]{1,6}$ ]] ||
+	die "BENCH_HOST_EXTRA_S=$HOST_EXTRA_S is not valid; use 0 to 999999 seconds"
+extra_spent=0
 HOST_SPEED=$(dirname "$0")/../scripts/host_speed.py
 EXT4_DIR=/tmp/iopoll-ext4
 CLK_TCK=$(getconf CLK_TCK)
@@ -353,6 +359,16 @@ host_wait() {
 	python3 -I -S "$HOST_SPEED" --wait-fast "$OUTDIR/host-load.tsv" "$HOST_WAIT_S"
 }
 
+# extra_left: true while waits and runs again have spent less than HOST_EXTRA_S; says once
+# when they have spent it.
+extra_left() {
+	[ "$extra_spent" -ge "$HOST_EXTRA_S" ] || return 0
+	[ -n "${extra_said:-}" ] || [ $((HOST_WAIT_S + HOST_RETRIES)) -eq 0 ] ||
+		echo "bench.sh: waits and runs again took ${extra_spent}s of ${HOST_EXTRA_S}s (BENCH_HOST_EXTRA_S); no more of either this boot" >&2
+	extra_said=1
+	return 1
+}
+
 # slow_runs MODE...: of this round's runs of $workload and $rep, the modes whose run had a
 # slow host speed probe sample beside it.
 slow_runs() {
@@ -536,18 +552,25 @@ for row in "${MATRIX[@]}"; do
 		for mode in "${modes[@]}"; do
 			run=$((run + 1))
 			echo "[row $run/$total] $workload $mode rep $rep/$REPS, ~$(((total - run + 1) * per_run))s left" >&2
-			waited=$(host_wait)
+			started=$SECONDS
+			waited=0.0
+			if extra_left; then waited=$(host_wait); fi
+			extra_spent=$((extra_spent + SECONDS - started))
 			[ "$waited" = 0.0 ] ||
 				echo "bench.sh: waited $waited s for the host speed probe to read fast" >&2
 			run_one "$workload" "$mode" "$rep" "$waited"
 		done
 		again=("${modes[@]}")
 		for ((try = 1; try <= HOST_RETRIES; try++)); do
-			[ -r "$OUTDIR/host-load.tsv" ] || break
+			if [ ! -r "$OUTDIR/host-load.tsv" ] || ! extra_left; then break; fi
+			started=$SECONDS
 			slow=$(slow_runs "${again[@]}")
+			if [ -n "$slow" ]; then
+				mapfile -t again <<<"$slow"
+				for mode in "${again[@]}"; do run_again "$try" "$mode"; done
+			fi
+			extra_spent=$((extra_spent + SECONDS - started))
 			[ -n "$slow" ] || break
-			mapfile -t again <<<"$slow"
-			for mode in "${again[@]}"; do run_again "$try" "$mode"; done
 		done
 	done
 	if [ "$workload" = metadata_walk ]; then umount "$EXT4_DIR"; fi

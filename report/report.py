@@ -769,7 +769,10 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
                       " After each round of reps the guest ran again the reps with a slow sample "
                       f"beside them, {meta['host_retries']} times at most (BENCH_HOST_RETRIES; "
                       "the runs replaced are the raw files *.json.slowN)."
-                      if meta.get("host_retries") else " The guest ran no rep again."), "",
+                      if meta.get("host_retries") else " The guest ran no rep again.") + (
+                      f" Waits and runs again had {meta['host_extra_s']} s of each boot in all "
+                      "(BENCH_HOST_EXTRA_S); once spent, the guest stopped both."
+                      if meta.get("host_extra_s") else ""), "",
                   "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after "
                   "| busy | probe ms, median | slow probe samples | reps waited for, s in all "
                   "| reps run again, slow runs replaced |",

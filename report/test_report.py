@@ -587,7 +587,7 @@ class TestIntervals(TempResults):
     def test_reps_run_again_are_counted(self):
         self.set_host_cpus(2)
         self.write_host_load("main-host-load.tsv", 20, [4.5] * 14)
-        self.set_meta(host_retries=3)
+        self.set_meta(host_retries=3, host_extra_s=2700)
         for name, tries in (("psync_qd1_randread__off__r2", 3),
                             ("psync_qd1_randread__on__r1", 1)):
             path = self.set_run(name, host_retries=tries)
@@ -598,6 +598,7 @@ class TestIntervals(TempResults):
         self.assertEqual((main["host_rerun_reps"], main["host_slow_tries"]), (2, 4))
         self.assertIn("| 0, 0 | 2, 4 |", md)
         self.assertIn("3 times at most (BENCH_HOST_RETRIES", md)
+        self.assertIn("had 2700 s of each boot in all (BENCH_HOST_EXTRA_S)", md)
         self.assertEqual(len([r for r in results["runs"] if r["boot"] == "main"]),
                          len([f for f in os.listdir(os.path.join(self.dir, "raw"))
                               if f.endswith(".json") and not f.endswith(".fio.json")]))

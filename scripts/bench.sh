@@ -9,6 +9,8 @@
 # while the host speed probe's newest sample is slow (guest/bench.sh).
 # BENCH_HOST_RETRIES=N (default 0: never): after each round of reps the guest runs again,
 # up to N times, the runs of the round that had a slow probe sample beside them.
+# With either on, each boot's bound (VM_TIMEOUT) doubles, and waits and runs again stop
+# once they have taken half of it.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,9 +37,17 @@ check_uint BENCH_HOST_RETRIES "${BENCH_HOST_RETRIES:=0}" 0 9
 guest_env+="BENCH_HOST_RETRIES=$BENCH_HOST_RETRIES "
 check_uint VCPUS "${VCPUS:=2}" 1 8
 export VCPUS
-# A bound on each boot: the full matrix takes about 25 minutes under TCG.
-if [ "$size" = quick ]; then : "${VM_TIMEOUT:=1800}"; else : "${VM_TIMEOUT:=5400}"; fi
+# A bound on each boot: the full matrix takes about 25 minutes under TCG. Waits and runs
+# again may take as long again, and no longer: the guest stops both at half the bound.
+if [ "$size" = quick ]; then vm_timeout=1800; else vm_timeout=5400; fi
+host_extra_s=0
+if [ $((BENCH_HOST_WAIT_S + BENCH_HOST_RETRIES)) -gt 0 ]; then
+	: "${VM_TIMEOUT:=$((2 * vm_timeout))}"
+	host_extra_s=$((VM_TIMEOUT / 2))
+fi
+: "${VM_TIMEOUT:=$vm_timeout}"
 export VM_TIMEOUT
+guest_env+="BENCH_HOST_EXTRA_S=$host_extra_s "
 
 build_bench_kernels
 
@@ -81,13 +91,14 @@ qemu=$(qemu-system-x86_64 --version)
 python3 - "$results/meta.json" "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION" \
 	"$(git -C "$TREE" describe --always --tags) ($(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD") patches)" \
 	"${qemu%%$'\n'*}" "$(cat "$results/$accel_file")" "$VCPUS" "${MEM_MB:-2048}" "${BACKEND:-null}" "$size" \
-	"$(nproc)" "$rows" "$ab" "$BENCH_HOST_WAIT_S" "$BENCH_HOST_RETRIES" "${boots[@]}" <<'PY'
+	"$(nproc)" "$rows" "$ab" "$BENCH_HOST_WAIT_S" "$BENCH_HOST_RETRIES" "$host_extra_s" \
+	"${boots[@]}" <<'PY'
 import json
 import sys
 
 (path, base, series, qemu, accel, vcpus, mem_mb, backend, bench_size, host_cpus, rows, ab,
- host_wait_s, host_retries) = sys.argv[1:15]
-boots = sys.argv[15:]
+ host_wait_s, host_retries, host_extra_s) = sys.argv[1:16]
+boots = sys.argv[16:]
 make = (f"make bench BENCH={bench_size}" + (f" BENCH_ROWS='{rows}'" if rows else "")
         + (f" BENCH_AB={ab}" if ab != "0" else "")
         + (f" BENCH_HOST_WAIT_S={host_wait_s}" if host_wait_s != "0" else "")
@@ -107,6 +118,7 @@ json.dump({
     "alternated_boot_pairs": int(ab),
     "host_wait_s": int(host_wait_s),
     "host_retries": int(host_retries),
+    "host_extra_s": int(host_extra_s),
     "commands": [make] + boots,
 }, open(path, "w"), indent=2)
 PY
