@@ -77,7 +77,7 @@ fi
 HOST_RETRIES=${BENCH_HOST_RETRIES:-0}
 [[ $HOST_RETRIES =~ ^[0-9]$ ]] || die "BENCH_HOST_RETRIES=$HOST_RETRIES is not valid; use 0 to 9"
 HOST_EXTRA_S=${BENCH_HOST_EXTRA_S:-3600}
-[[ $HOST_EXTRA_S =~ ^[0-9]{1,6}$ ]] ||
+[[ $HOST_EXTRA_S =~ ^(0|[1-9][0-9]{0,5})$ ]] ||
 	die "BENCH_HOST_EXTRA_S=$HOST_EXTRA_S is not valid; use 0 to 999999 seconds"
 extra_spent=0
 HOST_SPEED=$(dirname "$0")/../scripts/host_speed.py
@@ -356,7 +356,13 @@ host_wait() {
 		echo 0.0
 		return
 	fi
-	python3 -I -S "$HOST_SPEED" --wait-fast "$OUTDIR/host-load.tsv" "$HOST_WAIT_S"
+	local cap=$((HOST_EXTRA_S - extra_spent))
+	[ "$cap" -lt "$HOST_WAIT_S" ] || cap=$HOST_WAIT_S
+	if [ "$cap" -le 0 ]; then
+		echo 0.0
+		return
+	fi
+	python3 -I -S "$HOST_SPEED" --wait-fast "$OUTDIR/host-load.tsv" "$cap"
 }
 
 # extra_left: true while waits and runs again have spent less than HOST_EXTRA_S; says once
@@ -384,7 +390,7 @@ slow_runs() {
 
 # run_again TRY MODE: keep MODE's run of this round as <name>.json.slowTRY and run it again.
 run_again() {
-	local base=${workload}__${2}__r${rep} waited
+	local base=${workload}__${2}__r${rep} waited started=$SECONDS
 	mv "$RAWDIR/$base.json" "$RAWDIR/$base.json.slow$1"
 	if [ -f "$RAWDIR/$base.fio.json" ]; then
 		mv "$RAWDIR/$base.fio.json" "$RAWDIR/$base.fio.json.slow$1"
@@ -394,6 +400,7 @@ run_again() {
 	echo "bench.sh: $workload $2 rep $rep ran beside a slow host speed probe sample; run again ($1/$HOST_RETRIES)" >&2
 	waited=$(host_wait)
 	run_one "$workload" "$2" "$rep" "$waited" "$1"
+	extra_spent=$((extra_spent + SECONDS - started))
 }
 
 # run_one WORKLOAD MODE REP WAITED [TRY]: one measured run, saved under RAWDIR; WAITED is
@@ -565,12 +572,13 @@ for row in "${MATRIX[@]}"; do
 			if [ ! -r "$OUTDIR/host-load.tsv" ] || ! extra_left; then break; fi
 			started=$SECONDS
 			slow=$(slow_runs "${again[@]}")
-			if [ -n "$slow" ]; then
-				mapfile -t again <<<"$slow"
-				for mode in "${again[@]}"; do run_again "$try" "$mode"; done
-			fi
 			extra_spent=$((extra_spent + SECONDS - started))
 			[ -n "$slow" ] || break
+			mapfile -t again <<<"$slow"
+			for mode in "${again[@]}"; do
+				if ! extra_left; then break 2; fi
+				run_again "$try" "$mode"
+			done
 		done
 	done
 	if [ "$workload" = metadata_walk ]; then umount "$EXT4_DIR"; fi

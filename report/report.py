@@ -771,7 +771,7 @@ def make_markdown(rows, summary, meta, guest, host_load=None, excluded=()):
                       "the runs replaced are the raw files *.json.slowN)."
                       if meta.get("host_retries") else " The guest ran no rep again.") + (
                       f" Waits and runs again had {meta['host_extra_s']} s of each boot in all "
-                      "(BENCH_HOST_EXTRA_S); once spent, the guest stopped both."
+                      "(BENCH_HOST_EXTRA_S); once it was spent the guest did neither (its log says when)."
                       if meta.get("host_extra_s") else ""), "",
                   "| boot | seconds | other processes, CPUs | QEMU, CPUs | load1 before | load1 after "
                   "| busy | probe ms, median | slow probe samples | reps waited for, s in all "

@@ -599,6 +599,8 @@ class TestIntervals(TempResults):
         self.assertIn("| 0, 0 | 2, 4 |", md)
         self.assertIn("3 times at most (BENCH_HOST_RETRIES", md)
         self.assertIn("had 2700 s of each boot in all (BENCH_HOST_EXTRA_S)", md)
+        self.set_meta(host_extra_s=0)
+        self.assertNotIn("BENCH_HOST_EXTRA_S", report.build(self.dir)[1])
         self.assertEqual(len([r for r in results["runs"] if r["boot"] == "main"]),
                          len([f for f in os.listdir(os.path.join(self.dir, "raw"))
                               if f.endswith(".json") and not f.endswith(".fio.json")]))

@@ -46,7 +46,7 @@ check_choice() {
 # check_uint NAME VALUE MIN MAX
 check_uint() {
 	local name=$1 value=$2 min=$3 max=$4
-	if ! [[ $value =~ ^[0-9]{1,9}$ ]] || [ "$value" -lt "$min" ] || [ "$value" -gt "$max" ]; then
+	if ! [[ $value =~ ^(0|[1-9][0-9]{0,8})$ ]] || [ "$value" -lt "$min" ] || [ "$value" -gt "$max" ]; then
 		die "$name=$value is not valid; use an integer from $min to $max"
 	fi
 }
