@@ -365,6 +365,11 @@ host_wait() {
 	python3 -I -S "$HOST_SPEED" --wait-fast "$OUTDIR/host-load.tsv" "$cap"
 }
 
+# spend STARTED: count the seconds since STARTED (a $SECONDS) against HOST_EXTRA_S.
+spend() {
+	extra_spent=$((extra_spent + SECONDS - $1))
+}
+
 # extra_left: true while waits and runs again have spent less than HOST_EXTRA_S; says once
 # when they have spent it.
 extra_left() {
@@ -400,7 +405,7 @@ run_again() {
 	echo "bench.sh: $workload $2 rep $rep ran beside a slow host speed probe sample; run again ($1/$HOST_RETRIES)" >&2
 	waited=$(host_wait)
 	run_one "$workload" "$2" "$rep" "$waited" "$1"
-	extra_spent=$((extra_spent + SECONDS - started))
+	spend "$started"
 }
 
 # run_one WORKLOAD MODE REP WAITED [TRY]: one measured run, saved under RAWDIR; WAITED is
@@ -562,7 +567,7 @@ for row in "${MATRIX[@]}"; do
 			started=$SECONDS
 			waited=0.0
 			if extra_left; then waited=$(host_wait); fi
-			extra_spent=$((extra_spent + SECONDS - started))
+			spend "$started"
 			[ "$waited" = 0.0 ] ||
 				echo "bench.sh: waited $waited s for the host speed probe to read fast" >&2
 			run_one "$workload" "$mode" "$rep" "$waited"
@@ -572,7 +577,7 @@ for row in "${MATRIX[@]}"; do
 			if [ ! -r "$OUTDIR/host-load.tsv" ] || ! extra_left; then break; fi
 			started=$SECONDS
 			slow=$(slow_runs "${again[@]}")
-			extra_spent=$((extra_spent + SECONDS - started))
+			spend "$started"
 			[ -n "$slow" ] || break
 			mapfile -t again <<<"$slow"
 			for mode in "${again[@]}"; do
