@@ -71,7 +71,7 @@ KNOBLESS=0
 
 RAMP=1
 HOST_WAIT_S=${BENCH_HOST_WAIT_S:-0}
-if ! [[ $HOST_WAIT_S =~ ^[0-9]+$ ]] || [ "$HOST_WAIT_S" -gt 600 ]; then
+if ! [[ $HOST_WAIT_S =~ ^(0|[1-9][0-9]{0,2})$ ]] || [ "$HOST_WAIT_S" -gt 600 ]; then
 	die "BENCH_HOST_WAIT_S=$HOST_WAIT_S is not valid; use 0 to 600 seconds"
 fi
 HOST_RETRIES=${BENCH_HOST_RETRIES:-0}
