@@ -52,7 +52,7 @@ stage_end
 
 stage_start harness
 for t in test_deps_archive_check.sh test_tap_summary.sh test_dmesg_scan.sh test_iopoll_writer.sh \
-	test_vm_bad_input.sh test_matrix_configs.sh test_mutants_args.sh; do
+	test_vm_bad_input.sh test_matrix_configs.sh test_mutants_args.sh test_bench_budget.sh; do
 	tap_import "" < <("$TOP/tests/harness/$t" 2>&1 || echo "not ok - tests/harness/$t failed")
 done
 stage_end
