@@ -17,8 +17,8 @@ print(sys.argv[3])
 PY
 : >"$tmp/host-load.tsv"
 
-# budget SPENT WAIT_S RETRIES EXTRA_S CMD...: stdout and stderr of CMD, run in a subshell
-# that has sourced the helpers with those settings.
+# budget SPENT WAIT_S RETRIES EXTRA_S CMD...: the stdout of CMD, run in a subshell that
+# has sourced the helpers with those settings; its stderr goes to $tmp/stderr.
 budget() {
 	rm -f "$tmp/host_speed.py.calls"
 	# shellcheck disable=SC2030 # the settings are meant for this subshell only
@@ -29,14 +29,21 @@ budget() {
 		. "$top/guest/bench_budget.sh"
 		shift 4
 		"$@"
-	) 2>&1
+	) 2>"$tmp/stderr"
 }
 
-# report NAME RC OUTPUT: the result, with OUTPUT as comments when it failed.
+# said: what the helpers wrote on stderr in the last call of budget.
+said() { cat "$tmp/stderr"; }
+
+# calls: the stand-in's arguments, a line per call, in the last call of budget.
+calls() { cat "$tmp/host_speed.py.calls" 2>/dev/null || true; }
+
+# report NAME RC OUTPUT: the result, with OUTPUT and stderr as comments when it failed.
 report() {
 	local line
 	if [ "$2" -ne 0 ]; then
-		while IFS= read -r line; do echo "# $line"; done <<<"$3"
+		while IFS= read -r line; do echo "# $line"; done <<<"$3
+stderr: $(said)"
 	fi
 	tap_result "bench budget: $1" "$2"
 }
@@ -52,46 +59,59 @@ twice() { "$@"; "$@"; }
 spend_from_90() {
 	SECONDS=100
 	spend 90
-	echo "$extra_spent"
+	echo "$extra_spent $SECONDS"
 }
 
 rc=0
-out=$(budget 15 60 3 20 host_wait)
-[ "$out" = 5 ] || rc=1
+out=$(budget 15 60 3 20 host_wait) || rc=1
+[ "$out" = 5 ] && [ "$(calls)" = "--wait-fast $tmp/host-load.tsv 5" ] || rc=1
 report "a wait is cut to the 5 s left of 20" "$rc" "$out"
 
 rc=0
-out=$(budget 0 60 3 3600 host_wait)
-[ "$out" = 60 ] || rc=1
+out=$(budget 0 60 3 3600 host_wait) || rc=1
+[ "$out" = 60 ] && [ "$(calls)" = "--wait-fast $tmp/host-load.tsv 60" ] || rc=1
 report "a wait is cut to BENCH_HOST_WAIT_S when more is left" "$rc" "$out"
 
 rc=0
-out=$(budget 20 60 3 20 host_wait)
-[ "$out" = 0.0 ] && [ ! -e "$tmp/host_speed.py.calls" ] || rc=1
+out=$(budget 20 60 3 20 host_wait) || rc=1
+[ "$out" = 0.0 ] && [ -z "$(calls)" ] || rc=1
 report "no wait once the budget is spent" "$rc" "$out"
 
 rc=0
-out=$(budget 0 60 3 20 no_probe_samples)
-[ "$out" = 0.0 ] && [ ! -e "$tmp/host_speed.py.calls" ] || rc=1
+out=$(budget 0 60 3 20 no_probe_samples) || rc=1
+[ "$out" = 0.0 ] && [ -z "$(calls)" ] || rc=1
 report "no wait without the host's probe samples" "$rc" "$out"
 
 rc=0
-out=$(budget 19 60 3 20 left_or_not)
-[ "$out" = left ] || rc=1
-report "19 s of 20 spent leaves some" "$rc" "$out"
+out=$(budget 19 60 3 20 left_or_not) || rc=1
+[ "$out" = left ] && [ -z "$(said)" ] || rc=1
+report "19 s of 20 spent leaves some, and nothing is said" "$rc" "$out"
 
 rc=0
-out=$(budget 20 60 3 20 twice left_or_not)
-[ "$(grep -c 'took 20s of 20s' <<<"$out")" = 1 ] && [ "$(grep -cx spent <<<"$out")" = 2 ] || rc=1
-report "20 s of 20 spent leaves none, and it is said once" "$rc" "$out"
+out=$(budget 25 60 3 20 twice left_or_not) || rc=1
+[ "$out" = $'spent\nspent' ] && [ "$(said)" = "$(printf '%s' 'bench.sh: waits and runs again took 25s of 20s' \
+	' (BENCH_HOST_EXTRA_S); no more of either this boot')" ] || rc=1
+report "25 s of 20 spent leaves none, and it is said once, on stderr" "$rc" "$out"
 
 rc=0
-out=$(budget 0 0 0 0 left_or_not)
-[ "$out" = spent ] || rc=1
+out=$(budget 20 0 3 20 left_or_not) || rc=1
+[ "$out" = spent ] && [ "$(said | grep -c 'took 20s of 20s')" = 1 ] || rc=1
+report "with runs again on and waits off, it is said too" "$rc" "$out"
+
+rc=0
+out=$(budget 20 60 0 20 left_or_not) || rc=1
+[ "$out" = spent ] && [ "$(said | grep -c 'took 20s of 20s')" = 1 ] || rc=1
+report "with waits on and runs again off, it is said too" "$rc" "$out"
+
+rc=0
+out=$(budget 0 0 0 0 left_or_not) || rc=1
+[ "$out" = spent ] && [ -z "$(said)" ] || rc=1
 report "with neither waits nor runs again on, nothing is said" "$rc" "$out"
 
 rc=0
-out=$(budget 4 60 3 20 spend_from_90)
-[ "$out" = 14 ] || [ "$out" = 15 ] || rc=1
+out=$(budget 4 60 3 20 spend_from_90) || rc=1
+read -r spent after <<<"$out"
+# spend ran when $SECONDS was between 100 and $after: 4 + (100..after) - 90.
+[ "$spent" -ge 14 ] && [ "$spent" -le $((after - 86)) ] || rc=1
 report "spend adds the seconds since its start" "$rc" "$out"
 tap_summary >/dev/null
