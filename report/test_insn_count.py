@@ -18,8 +18,9 @@ class TempRun(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
-    def write_boot(self, name, rows):
-        """rows: [(row, ops per batch, [instructions per I/O of each batch])]."""
+    def write_boot(self, name, rows, seconds=0.5):
+        """rows: [(row, ops per batch, [instructions per I/O of each batch])]; each batch
+        took SECONDS."""
         path = os.path.join(self.dir, name)
         os.mkdir(path)
         count, log, tsv = 1000, [], ["row\tbatch\tops\tseconds"]
@@ -29,17 +30,17 @@ class TempRun(unittest.TestCase):
                 count += int(v * ops)
                 log.append(f"insn_count vcpu 1 insns {count}")
                 count += 12345  # between batches: not counted
-                tsv.append(f"{row}\t{b}\t{ops}\t0.5")
+                tsv.append(f"{row}\t{b}\t{ops}\t{seconds}")
         with open(os.path.join(path, "qemu-plugin.log"), "w") as f:
             f.write("\n".join(["some other QEMU log line"] + log) + "\n")
         with open(os.path.join(path, "insn-rows.tsv"), "w") as f:
             f.write("\n".join(tsv) + "\n")
         return path
 
-    def write_pairs(self, series, stock):
+    def write_pairs(self, series, stock, seconds=(0.5, 0.5)):
         for i, (a, b) in enumerate(zip(series, stock), 1):
-            self.write_boot(f"series-{i}", [("read", 100, a)])
-            self.write_boot(f"stock-{i}", [("read", 100, b)])
+            self.write_boot(f"series-{i}", [("read", 100, a)], seconds[0])
+            self.write_boot(f"stock-{i}", [("read", 100, b)], seconds[1])
 
 
 class TestLoad(TempRun):
@@ -67,8 +68,8 @@ class TestLoad(TempRun):
 
 class TestJudge(TempRun):
     def summary(self):
-        kinds, order = insn_count.load(self.dir)
-        return insn_count.summarize(kinds, order)["read"]
+        kinds, order, times = insn_count.load(self.dir)
+        return insn_count.summarize(kinds, order, times)["read"]
 
     def test_equal_counts_meet_the_goal(self):
         self.write_pairs([[9500, 9510, 9490]] * 3, [[9500, 9505, 9495]] * 3)
@@ -83,6 +84,20 @@ class TestJudge(TempRun):
     def test_a_boot_far_off_leaves_it_inside_the_noise(self):
         self.write_pairs([[9500] * 3, [9500] * 3, [10500] * 3], [[9500] * 3] * 3)
         self.assertEqual(self.summary()["status"], "inside the noise")
+
+    def test_the_batches_wall_time_is_compared(self):
+        self.write_pairs([[9500] * 3] * 3, [[9500] * 3] * 3, seconds=(0.6, 0.5))
+        self.assertAlmostEqual(self.summary()["series_vs_stock_us_per_io"], 1.2)
+        result = subprocess.run([sys.executable, SCRIPT, self.dir], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"\| met \| 1\.200 \|\n")
+
+    def test_a_malformed_batch_time_is_refused(self):
+        path = self.write_boot("series-1", [("read", 100, [9500])])
+        with open(os.path.join(path, "insn-rows.tsv"), "a") as f:
+            f.write("read\t1\t100\tslow\n")
+        with self.assertRaisesRegex(insn_count.BadInput, "insn-rows.tsv: ValueError"):
+            insn_count.load_times(path)
 
     def test_one_boot_of_each_is_not_judged(self):
         self.write_pairs([[9500, 9510]], [[9500, 9505]])
