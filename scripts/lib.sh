@@ -13,7 +13,7 @@ PATCHES=$TOP/patches
 BASE_TAG=iopoll-base
 BRANCH=iopoll
 # The revision of the series that make export writes: [PATCH vN ...].
-SERIES_VERSION=16
+SERIES_VERSION=17
 # The adaptive mode, an RFC set on top of the series: rfc/adaptive/, branch rfc-adaptive
 # in build/linux, checked out in build/rfc-tree.
 RFC_PATCHES=$TOP/rfc/adaptive
